@@ -1,0 +1,70 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny")
+]
+
+/// A library target of the server with the package's common settings.
+func module(_ name: String, _ dependencies: [Target.Dependency], resources: [Resource]? = nil) -> Target {
+    .target(name: name, dependencies: dependencies, resources: resources, swiftSettings: swiftSettings)
+}
+
+func tests(_ name: String, _ dependencies: [Target.Dependency], resources: [Resource]? = nil) -> Target {
+    .testTarget(name: name, dependencies: dependencies, resources: resources, swiftSettings: swiftSettings)
+}
+
+let package = Package(
+    name: "FieldSync",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "fieldsync", targets: ["fieldsync"]),
+        .library(name: "SyncClient", targets: ["SyncClient"]),
+    ],
+    targets: [
+        // MARK: - C libraries
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+
+        // MARK: - Infrastructure
+        module("Support", []),
+        module("Cryptography", ["COpenSSL"]),
+        module("Postgres", ["CLibPQ", "Support"]),
+        module("HTTP", ["CMicroHTTPD", "Support"]),
+        module("Templating", []),
+
+        // MARK: - Domain
+        module("SyncProtocol", []),
+        module("SyncEngine", ["SyncProtocol", "Support"], resources: [.copy("Resources/schema.json")]),
+
+        // MARK: - Adapters
+        module("Storage", ["Postgres", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
+        module("SyncAPI", ["HTTP", "Storage", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
+        module("WebUI", ["HTTP", "Templating", "Storage", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
+        module("Worker", ["Storage", "SyncEngine", "Postgres", "Support"]),
+
+        // MARK: - Composition and executable
+        module("App", ["HTTP", "Postgres", "Storage", "SyncAPI", "WebUI", "Worker", "SyncEngine", "Templating", "Cryptography", "Support"]),
+        .executableTarget(name: "fieldsync", dependencies: ["App", "Support", "SyncClient"], swiftSettings: swiftSettings),
+
+        // MARK: - Device SDK
+        module("SQLite", ["CSQLite"]),
+        module("SyncClient", ["SQLite", "SyncProtocol"]),
+
+        // MARK: - Test support
+        module("PostgresTesting", ["Postgres", "Support"]),
+        module("AppTesting", ["App", "PostgresTesting", "Postgres", "Support"]),
+
+        // MARK: - Tests
+        tests("SupportTests", ["Support"]),
+        tests("CryptographyTests", ["Cryptography"]),
+        tests("PostgresTests", ["Postgres", "PostgresTesting", "Support"]),
+        tests("HTTPTests", ["HTTP", "Support"]),
+        tests("TemplatingTests", ["Templating"], resources: [.copy("Fixtures")]),
+        tests("SyncEngineTests", ["SyncEngine", "SyncProtocol"]),
+        tests("SQLiteTests", ["SQLite"]),
+        tests("AppTests", ["App", "AppTesting", "SyncClient", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
+    ]
+)

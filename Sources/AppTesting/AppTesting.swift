@@ -1,0 +1,1 @@
+// AppTesting module.

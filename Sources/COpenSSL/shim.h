@@ -1,0 +1,12 @@
+#ifndef COPENSSL_SHIM_H
+#define COPENSSL_SHIM_H
+
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/kdf.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+
+#endif

@@ -1,0 +1,1 @@
+// SyncClient module.
