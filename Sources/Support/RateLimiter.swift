@@ -1,0 +1,41 @@
+import Foundation
+import Synchronization
+
+/// A token bucket per key: `burst` requests at once, refilled at `perSecond`.
+public final class RateLimiter: Sendable {
+    private struct Bucket {
+        var tokens: Double
+        var updated: Double
+    }
+
+    private let perSecond: Double
+    private let burst: Double
+    private let now: @Sendable () -> Double
+    private let buckets = Mutex<[String: Bucket]>([:])
+
+    public init(perSecond: Double, burst: Int, now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
+        precondition(perSecond > 0 && burst > 0, "rate limits must be positive")
+        self.perSecond = perSecond
+        self.burst = Double(burst)
+        self.now = now
+    }
+
+    /// Takes one token for `key`; returns nil when allowed, else the seconds to wait.
+    public func acquire(_ key: String) -> Int? {
+        let time = now()
+        return buckets.withLock { table -> Int? in
+            var bucket = table[key] ?? Bucket(tokens: burst, updated: time)
+            bucket.tokens = min(burst, bucket.tokens + (time - bucket.updated) * perSecond)
+            bucket.updated = time
+            defer {
+                table[key] = bucket
+                if table.count > 100_000 { table = table.filter { $0.value.tokens < burst } }
+            }
+            guard bucket.tokens >= 1 else {
+                return max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up)))
+            }
+            bucket.tokens -= 1
+            return nil
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Support
+import Synchronization
+import Testing
+
+/// A hand-advanced clock for time-dependent rules.
+final class ManualClock: Sendable {
+    private let time = Mutex<Double>(1_000)
+    var now: @Sendable () -> Double { { [self] in time.withLock { $0 } } }
+    func advance(_ seconds: Double) { time.withLock { $0 += seconds } }
+}
+
+@Suite("Support")
+struct SupportTests {
+    @Test("Arguments: values, inline values, flags, positionals and errors")
+    func arguments() throws {
+        let parsed = try CommandLineArguments(
+            ["user", "add", "--username", "ana", "--role=field", "--no-worker"],
+            valueOptions: ["username", "role"], flagOptions: ["help", "no-worker"])
+        #expect(parsed.positionals == ["user", "add"])
+        #expect(parsed.value("username") == "ana")
+        #expect(parsed.value("role") == "field")
+        #expect(parsed.has("no-worker"))
+        #expect(throws: CommandLineArguments.ParseError.self) {
+            try CommandLineArguments(["--bogus"], valueOptions: [])
+        }
+        #expect(throws: CommandLineArguments.ParseError.self) {
+            try CommandLineArguments(["--port"], valueOptions: ["port"])
+        }
+    }
+
+    @Test("Environment treats empty as unset and rejects malformed integers")
+    func environment() throws {
+        let env = Environment(["A": "", "B": "12", "C": "x"])
+        #expect(env["A"] == nil)
+        #expect(try env.integer("B") == 12)
+        #expect(throws: ConfigurationError.self) { try env.integer("C") }
+    }
+
+    @Test("Failure throttle blocks after the limit and recovers when the window passes")
+    func failureThrottle() {
+        let clock = ManualClock()
+        let throttle = FailureThrottle(rule: .init(maxFailures: 3, window: 60), now: clock.now)
+        for _ in 0..<2 { throttle.recordFailure("ana") }
+        #expect(throttle.retryAfter("ana") == nil)
+        throttle.recordFailure("ana")
+        #expect(throttle.retryAfter("ana") == 60)
+        #expect(throttle.retryAfter("bob") == nil)
+        clock.advance(30)
+        #expect(throttle.retryAfter("ana") == 30)
+        clock.advance(31)
+        #expect(throttle.retryAfter("ana") == nil)
+        throttle.recordFailure("ana")
+        throttle.reset("ana")
+        #expect(throttle.retryAfter("ana") == nil)
+    }
+
+    @Test("Rate limiter allows a burst then refills at the configured rate")
+    func rateLimiter() {
+        let clock = ManualClock()
+        let limiter = RateLimiter(perSecond: 2, burst: 3, now: clock.now)
+        for _ in 0..<3 { #expect(limiter.acquire("dev") == nil) }
+        #expect(limiter.acquire("dev") == 1)
+        #expect(limiter.acquire("other") == nil)
+        clock.advance(0.5)
+        #expect(limiter.acquire("dev") == nil)
+        #expect(limiter.acquire("dev") != nil)
+    }
+
+    @Test("Capturing logger records formatted lines above its level")
+    func logger() {
+        let sink = LogSink.capturing()
+        var logger = Logger(label: "test", level: .info, sink: sink)
+        logger[metadataKey: "request.id"] = "7"
+        logger.debug("hidden")
+        logger.info("shown", metadata: ["status": "200"])
+        #expect(sink.captured.count == 1)
+        #expect(sink.captured[0].hasSuffix("info test: shown request.id=7 status=200"))
+        #expect(Logger.Level(name: "WARNING") == .warning)
+    }
+}
