@@ -1,1 +1,4 @@
-print("fieldsync")
+import App
+import Foundation
+
+exit(CommandLineTool().run(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,87 @@
+import Cryptography
+import Foundation
+import Support
+
+/// Everything `fieldsync` needs to start, from flags over `FIELDSYNC_*` variables over defaults.
+/// Checked eagerly: a bad value stops the start with a message naming the setting.
+public struct AppConfiguration: Sendable {
+    /// Address and port the HTTP server binds (`--host`, `--port`; `FIELDSYNC_HOST`, `FIELDSYNC_PORT`).
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// Where the embedded cluster, blobs and temp files live (`--data-dir`, `FIELDSYNC_DATA_DIR`).
+    public var dataDirectory = URL(fileURLWithPath: ".fieldsync")
+    /// An external PostgreSQL server; when set, no embedded cluster is started (`DATABASE_URL`).
+    public var databaseURL: String?
+    /// Connections in the pool (`FIELDSYNC_DB_POOL_SIZE`).
+    public var databasePoolSize = 16
+    /// Threads that run request handlers (`FIELDSYNC_WORKER_THREADS`).
+    public var workerThreads = 64
+    /// Password for the first admin account (`FIELDSYNC_ADMIN_PASSWORD`); random when unset.
+    public var adminPassword: String?
+    /// Key that signs pull cursors (`FIELDSYNC_CURSOR_SECRET`); generated and stored when unset.
+    public var cursorSecret: String?
+    /// PBKDF2 work factor (`FIELDSYNC_PASSWORD_ITERATIONS`); lower it only for tests and benchmarks.
+    public var passwordIterations = PasswordHasher.owaspIterations
+    /// Log threshold (`FIELDSYNC_LOG_LEVEL`: trace, debug, info, notice, warning, error).
+    public var logLevel = Logger.Level.info
+    /// Folder holding `Migrations/`, `Templates/` and `Public/` (`FIELDSYNC_RESOURCES`; found by default).
+    public var resourcesDirectory: URL
+
+    public init(resourcesDirectory: URL) {
+        self.resourcesDirectory = resourcesDirectory
+    }
+
+    /// The option names `serve` and the other commands accept.
+    public static let valueOptions: Set<String> = ["host", "port", "data-dir"]
+
+    /// Reads flags over environment variables over defaults.
+    public static func load(arguments: CommandLineArguments, environment: Environment = Environment()) throws -> AppConfiguration {
+        var configuration = AppConfiguration(resourcesDirectory: try locateResources(environment: environment))
+        configuration.host = arguments.value("host") ?? environment["FIELDSYNC_HOST"] ?? configuration.host
+        if let port = try arguments.value("port").map(parsePort) ?? environment.integer("FIELDSYNC_PORT") {
+            guard (0...65535).contains(port) else { throw ConfigurationError("port must be 0-65535, got \(port)") }
+            configuration.port = port
+        }
+        if let directory = arguments.value("data-dir") ?? environment["FIELDSYNC_DATA_DIR"] {
+            configuration.dataDirectory = URL(fileURLWithPath: directory)
+        }
+        configuration.databaseURL = environment["DATABASE_URL"]
+        configuration.databasePoolSize = try positive(environment, "FIELDSYNC_DB_POOL_SIZE") ?? configuration.databasePoolSize
+        configuration.workerThreads = try positive(environment, "FIELDSYNC_WORKER_THREADS") ?? configuration.workerThreads
+        configuration.adminPassword = environment["FIELDSYNC_ADMIN_PASSWORD"]
+        configuration.cursorSecret = environment["FIELDSYNC_CURSOR_SECRET"]
+        configuration.passwordIterations = try positive(environment, "FIELDSYNC_PASSWORD_ITERATIONS") ?? configuration.passwordIterations
+        if let name = environment["FIELDSYNC_LOG_LEVEL"] {
+            guard let level = Logger.Level(name: name) else { throw ConfigurationError("FIELDSYNC_LOG_LEVEL: unknown level \"\(name)\"") }
+            configuration.logLevel = level
+        }
+        return configuration
+    }
+
+    private static func parsePort(_ text: String) throws -> Int {
+        guard let port = Int(text) else { throw ConfigurationError("--port must be a number, got \"\(text)\"") }
+        return port
+    }
+
+    private static func positive(_ environment: Environment, _ name: String) throws -> Int? {
+        guard let value = try environment.integer(name) else { return nil }
+        guard value > 0 else { throw ConfigurationError("\(name) must be positive, got \(value)") }
+        return value
+    }
+
+    /// The resources folder: `FIELDSYNC_RESOURCES`, else the first of the working
+    /// directory and the executable's ancestors that holds `Migrations/`.
+    static func locateResources(environment: Environment) throws -> URL {
+        if let explicit = environment["FIELDSYNC_RESOURCES"] { return URL(fileURLWithPath: explicit) }
+        var candidates = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        while directory.path != "/" {
+            candidates.append(directory)
+            directory.deleteLastPathComponent()
+        }
+        for candidate in candidates where FileManager.default.fileExists(atPath: candidate.appendingPathComponent("Migrations").path) {
+            return candidate
+        }
+        throw ConfigurationError("cannot find the Migrations folder; set FIELDSYNC_RESOURCES to the FieldSync checkout or install folder")
+    }
+}

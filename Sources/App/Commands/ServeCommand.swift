@@ -1,0 +1,73 @@
+import Foundation
+import Support
+
+/// `fieldsync serve`: runs the HTTP server until SIGINT or SIGTERM.
+struct ServeCommand: Command {
+    let path = ["serve"]
+    let summary = "run the server (embedded PostgreSQL unless DATABASE_URL is set)"
+    let valueOptions = AppConfiguration.valueOptions
+    let usage = """
+        Usage: fieldsync serve [--host 127.0.0.1] [--port 8080] [--data-dir ./.fieldsync]
+
+        Runs the sync API and back-office. Without DATABASE_URL it creates (first run) or
+        reuses a private PostgreSQL cluster under the data folder and stops it on exit.
+        On first start with no users it creates `admin` and prints its password once
+        (or uses FIELDSYNC_ADMIN_PASSWORD). SIGINT/SIGTERM stop it gracefully.
+
+        Options:
+          --host ADDRESS     address to bind (default 127.0.0.1, env FIELDSYNC_HOST)
+          --port PORT        port to bind, 0 for any free port (default 8080, env FIELDSYNC_PORT)
+        \(CommonHelp.dataDir)
+        """
+
+    func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
+        let configuration = try AppConfiguration.load(arguments: arguments, environment: environment)
+        let logger = Logger(label: "fieldsync", level: configuration.logLevel)
+        let signal = ShutdownSignal()
+        let application = try Application.start(configuration, logger: logger)
+        signal.wait()
+        application.shutdown()
+        return 0
+    }
+}
+
+/// `fieldsync migrate`: applies pending database migrations and exits.
+struct MigrateCommand: Command {
+    let path = ["migrate"]
+    let summary = "apply pending database migrations"
+    let valueOptions: Set<String> = ["data-dir"]
+    let usage = """
+        Usage: fieldsync migrate [--data-dir ./.fieldsync]
+
+        Applies the migrations in Migrations/ that the database has not seen, each in its own
+        transaction, under an advisory lock (safe while other instances start). `serve`
+        does this by itself; this command is for deployments that migrate first.
+
+        Options:
+        \(CommonHelp.dataDir)
+        """
+
+    func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
+        try CommandDatabase.with(arguments, environment) { _ in
+            print("Database schema is up to date.")
+        }
+        return 0
+    }
+}
+
+/// Opens the database a command works on (the running embedded cluster, a newly
+/// started one, or `DATABASE_URL`), migrates it, and closes it afterwards.
+enum CommandDatabase {
+    static func with<T>(
+        _ arguments: CommandLineArguments, _ environment: Environment, _ body: (Services) throws -> T
+    ) throws -> T {
+        var configuration = try AppConfiguration.load(arguments: arguments, environment: environment)
+        configuration.databasePoolSize = 2
+        let logger = Logger(label: "fieldsync", level: configuration.logLevel > .warning ? configuration.logLevel : .warning)
+        let database = try DatabaseHost.open(configuration, logger: logger)
+        defer { try? database.close() }
+        let services = try Services.open(configuration, database: database.configuration, logger: logger)
+        defer { services.close() }
+        return try body(services)
+    }
+}

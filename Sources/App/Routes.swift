@@ -1,0 +1,17 @@
+import HTTP
+import SyncAPI
+
+/// Every route of the server, in one place.
+enum Routes {
+    static let version = "0.1.0"
+
+    static func build(_ services: Services) -> Router {
+        let router = Router()
+        HealthController(database: services.database, version: version).register(on: router)
+        AuthController(
+            login: services.login, accounts: services.accounts, settings: services.settings,
+            authenticator: services.authenticator
+        ).register(on: router)
+        return router
+    }
+}

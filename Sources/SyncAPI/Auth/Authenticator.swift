@@ -1,0 +1,74 @@
+import Cryptography
+import Foundation
+import HTTP
+import Storage
+import Support
+import Synchronization
+
+/// The caller of a device endpoint, established from its bearer token.
+public struct DeviceIdentity: Sendable {
+    public let user: UserAccount
+    public let deviceId: String
+    /// The presented token, kept so the caller can revoke it.
+    let token: String
+}
+
+/// Resolves `Authorization: Bearer …` to a `DeviceIdentity`.
+///
+/// Grants are cached for a short time because every device call needs one; the cache
+/// is dropped on local revocation or suspension and on the accounts channel
+/// notification from other processes, so a revoked token stops working at once here
+/// and within `cacheLifetime` seconds anywhere.
+public final class Authenticator: Sendable {
+    private struct Entry {
+        let grant: TokenGrant
+        let fetched: Double
+    }
+
+    private let accounts: AccountStore
+    private let cacheLifetime: Double
+    private let cache = Mutex<[Data: Entry]>([:])
+
+    public init(accounts: AccountStore, cacheLifetime: Double = 2) {
+        self.accounts = accounts
+        self.cacheLifetime = cacheLifetime
+    }
+
+    /// - Throws: 401 `UNAUTHENTICATED` (missing, malformed, unknown, expired or revoked
+    ///   token) or 403 `ACCOUNT_SUSPENDED`.
+    public func authenticate(_ request: Request) throws -> DeviceIdentity {
+        guard let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") else {
+            throw HTTPError.unauthenticated()
+        }
+        let token = String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+        guard !token.isEmpty, token.count <= 256, let grant = try grant(for: token), grant.expiresAt > Date() else {
+            throw HTTPError.unauthenticated()
+        }
+        guard !grant.user.suspended else {
+            throw HTTPError(status: 403, code: "ACCOUNT_SUSPENDED", message: "This account is suspended.")
+        }
+        return DeviceIdentity(user: grant.user, deviceId: grant.deviceId, token: token)
+    }
+
+    /// Drops every cached grant (after a revocation or suspension).
+    public func forgetAll() {
+        cache.withLock { $0.removeAll() }
+    }
+
+    private func grant(for token: String) throws -> TokenGrant? {
+        let key = SHA256.hash(Data(token.utf8))
+        let now = ProcessInfo.processInfo.systemUptime
+        if let entry = cache.withLock({ $0[key] }), now - entry.fetched < cacheLifetime {
+            return entry.grant
+        }
+        guard let grant = try accounts.grant(token: token) else {
+            cache.withLock { _ = $0.removeValue(forKey: key) }
+            return nil
+        }
+        cache.withLock { table in
+            if table.count > 50_000 { table.removeAll() }
+            table[key] = Entry(grant: grant, fetched: now)
+        }
+        return grant
+    }
+}
