@@ -64,6 +64,7 @@ let package = Package(
         tests("HTTPTests", ["HTTP", "Support"]),
         tests("TemplatingTests", ["Templating"], resources: [.copy("Fixtures")]),
         tests("SyncEngineTests", ["SyncEngine", "SyncProtocol"]),
+        tests("SyncAPITests", ["SyncAPI", "Cryptography"]),
         tests("SQLiteTests", ["SQLite"]),
         tests("AppTests", ["App", "AppTesting", "SyncClient", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
     ]
