@@ -1,0 +1,43 @@
+import Foundation
+import HTTP
+import Storage
+import Support
+import SyncProtocol
+
+/// The checks every sync call passes before it does any work (PROTOCOL.md, Gating):
+/// maintenance mode, the emergency minimum app version, and the per-device rate limit.
+/// Apps merely below `minSupportedAppVersion` pass: their work is never stranded.
+public struct SyncGate: Sendable {
+    let settings: SettingsStore
+    let limiter: RateLimiter
+
+    public init(settings: SettingsStore, limiter: RateLimiter) {
+        self.settings = settings
+        self.limiter = limiter
+    }
+
+    /// Returns the settings in force for this call.
+    /// - Throws: 503 `MAINTENANCE`, 426 `UPGRADE_REQUIRED` or 429 `RATE_LIMITED`.
+    public func admit(_ request: Request, identity: DeviceIdentity) throws -> ServerSettings {
+        let current = try settings.current()
+        if current.maintenanceMode {
+            throw HTTPError(
+                status: 503, code: "MAINTENANCE", message: "FieldSync is in maintenance. Your data is safe on the device; sync will resume.",
+                headers: HTTPHeaders([("Retry-After", String(current.maintenanceRetryAfterSeconds))]))
+        }
+        if let floorText = current.hardMinimumAppVersion, let floor = AppVersion(floorText),
+            let reported = request.headers["x-app-version"].flatMap(AppVersion.init), reported < floor
+        {
+            throw HTTPError(
+                status: 426, code: "UPGRADE_REQUIRED",
+                message: "This app version can no longer sync. Update to \(floorText) or later.",
+                details: ["minimumVersion": .string(floorText)])
+        }
+        if let wait = limiter.acquire(identity.deviceId) {
+            throw HTTPError(
+                status: 429, code: "RATE_LIMITED", message: "Too many sync calls from this device. Retry in \(wait) seconds.",
+                headers: HTTPHeaders([("Retry-After", String(wait))]))
+        }
+        return current
+    }
+}
