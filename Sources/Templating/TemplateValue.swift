@@ -11,12 +11,19 @@
 /// Truthiness (for `{{#name}}` and `{{^name}}`): `null`, `false`, the empty
 /// array and the empty string are falsey; everything else, including `0`, is truthy.
 public enum TemplateValue: Sendable, Equatable {
+    /// Text; HTML-escaped by `{{name}}`, inserted as is by `{{{name}}}` and `{{&name}}`.
     case string(String)
+    /// A whole number, printed without a fraction.
     case int(Int)
+    /// A floating-point number, printed in its shortest form.
     case double(Double)
+    /// Prints as `true` or `false`; `false` hides a section.
     case bool(Bool)
+    /// Nothing: prints as empty text and hides a section.
     case null
+    /// A list; a section renders once per element, with the element on top of the stack.
     case array([TemplateValue])
+    /// Named values, looked up by tag names (`{{user.email}}`).
     case dictionary([String: TemplateValue])
 
     /// Whether a section over this value renders (and an inverted section does not).

@@ -99,6 +99,16 @@ struct TemplateLibraryTests {
         #expect(try library.render("bare", [:]) == "<title>FieldSync</title>")
     }
 
+    @Test("block content is re-indented to where the layout places it")
+    func reindentsBlocks() throws {
+        let library = try TemplateLibrary(templates: [
+            "card": "<div>\n  {{$body}}\n  <p>empty</p>\n  {{/body}}\n</div>\n",
+            "page": "{{<card}}\n        {{$body}}\n        <ul>\n          <li>one</li>\n        </ul>\n        {{/body}}\n{{/card}}\n",
+        ])
+        #expect(try library.render("card", [:]) == "<div>\n  <p>empty</p>\n</div>\n")
+        #expect(try library.render("page", [:]) == "<div>\n  <ul>\n    <li>one</li>\n  </ul>\n</div>\n")
+    }
+
     @Test("a syntax error in any file fails loading with its path, line and column")
     func reportsBrokenFile() throws {
         var files = Self.site
