@@ -1,1 +1,0 @@
-// Templating module.
