@@ -8,7 +8,7 @@ struct CodableRoundTripTests {
     let connection: PostgresConnection
 
     init() throws {
-        connection = try freshConnection()
+        connection = try sessionConnection()
     }
 
     /// Sends `value`, casts it to `sqlType` on the server, and decodes what the server prints.

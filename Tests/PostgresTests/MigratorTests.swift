@@ -49,7 +49,7 @@ final class MigratorTests: Sendable {
 
     @Test("two migrators started together apply each migration exactly once")
     func concurrentRunners() throws {
-        try write(Self.initial.merging(["0003_slow.sql": "SELECT pg_sleep(0.2); INSERT INTO log VALUES (3);"]) { $1 })
+        try write(Self.initial.merging(["0003_slow.sql": "SELECT pg_sleep(0.1); INSERT INTO log VALUES (3);"]) { $1 })
         let configuration = try TestDatabase.configuration()
         let applied = Collected<[String]>()
         let directory = directory

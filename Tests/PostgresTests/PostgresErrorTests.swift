@@ -5,9 +5,9 @@ import Testing
 struct PostgresErrorTests {
     @Test("a unique violation carries its SQLSTATE, constraint and detail, and hides row values from description")
     func uniqueViolation() throws {
-        let connection = try freshConnection()
+        let connection = try sessionConnection()
         defer { connection.close() }
-        try connection.execute("CREATE TABLE users (email text CONSTRAINT users_email_key UNIQUE)")
+        try connection.execute("CREATE TEMP TABLE users (email text CONSTRAINT users_email_key UNIQUE)")
         try connection.execute("INSERT INTO users VALUES (\("ada@example.com"))")
         let error = #expect(throws: PostgresError.self) {
             try connection.execute("INSERT INTO users VALUES (\("ada@example.com"))")
@@ -22,7 +22,7 @@ struct PostgresErrorTests {
 
     @Test("server errors map to named codes")
     func namedCodes() throws {
-        let connection = try freshConnection()
+        let connection = try sessionConnection()
         defer { connection.close() }
         let missing = #expect(throws: PostgresError.self) { try connection.query("SELECT * FROM no_such_table") }
         #expect(missing?.code == .undefinedTable)

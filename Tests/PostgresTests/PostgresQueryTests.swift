@@ -16,9 +16,9 @@ struct PostgresQueryTests {
 
     @Test("sends hostile text as a value, never as SQL")
     func parameterizedQueries() throws {
-        let connection = try freshConnection()
+        let connection = try sessionConnection()
         defer { connection.close() }
-        try connection.execute("CREATE TABLE notes (id int PRIMARY KEY, body text)")
+        try connection.execute("CREATE TEMP TABLE notes (id int PRIMARY KEY, body text)")
         let hostile = "'); DROP TABLE notes; --"
         #expect(try connection.execute("INSERT INTO notes VALUES (\(1), \(hostile)), (\(2), \("plain"))") == 2)
         let rows = try connection.query("SELECT id, body FROM notes WHERE body = \(hostile)")
@@ -29,9 +29,9 @@ struct PostgresQueryTests {
 
     @Test("runs explicit multi-row statements built at run time")
     func explicitBinds() throws {
-        let connection = try freshConnection()
+        let connection = try sessionConnection()
         defer { connection.close() }
-        try connection.execute("CREATE TABLE pairs (k text, v int)")
+        try connection.execute("CREATE TEMP TABLE pairs (k text, v int)")
         let pairs = [("a", 1), ("b", 2), ("c", 3)]
         let placeholders = pairs.indices.map { "($\($0 * 2 + 1), $\($0 * 2 + 2)::int)" }.joined(separator: ", ")
         let binds = pairs.flatMap { [$0.0.postgresText, $0.1.postgresText] }

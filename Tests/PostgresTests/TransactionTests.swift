@@ -8,8 +8,8 @@ struct TransactionTests {
     let connection: PostgresConnection
 
     init() throws {
-        connection = try freshConnection()
-        try connection.execute("CREATE TABLE entries (name text)")
+        connection = try sessionConnection()
+        try connection.execute("CREATE TEMP TABLE entries (name text)")
     }
 
     private func names() throws -> [String] {
