@@ -14,7 +14,11 @@ struct PostgresBinaries: Sendable {
     /// (Debian's layout, where they are not on PATH), then PATH.
     /// - Throws: `PostgresError(.clusterUnavailable)` naming the package to install.
     static func locate() throws -> PostgresBinaries {
-        let candidates = [pgConfigBinDirectory()].compactMap { $0 } + debianBinDirectories() + pathDirectories()
+        try locate(in: [pgConfigBinDirectory()].compactMap { $0 } + debianBinDirectories() + pathDirectories())
+    }
+
+    /// The first of `candidates` that holds all three programs.
+    static func locate(in candidates: [String]) throws -> PostgresBinaries {
         guard let directory = candidates.first(where: containsServer) else {
             throw PostgresError(
                 code: .clusterUnavailable,

@@ -53,7 +53,8 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     /// The keyword/value pairs handed to `PQconnectdbParams`.
     ///
     /// Session settings pin the text formats the codecs rely on: ISO dates in UTC and hex `bytea`,
-    /// whatever the server's defaults are.
+    /// whatever the server's defaults are. Connecting gives up after 10 seconds unless
+    /// `parameters["connect_timeout"]` says otherwise.
     var connectionKeywords: [(String, String)] {
         var pairs: [(String, String)] = [
             ("host", unixSocketDirectory ?? host),
@@ -63,6 +64,8 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
             ("client_encoding", "UTF8"),
         ]
         if let password { pairs.append(("password", password)) }
+        // Without a timeout libpq waits for the kernel to give up on an unreachable host (minutes).
+        if parameters["connect_timeout"] == nil { pairs.append(("connect_timeout", "10")) }
         let pinned = "-c DateStyle=ISO,YMD -c TimeZone=UTC -c bytea_output=hex -c IntervalStyle=iso_8601"
         var options = pinned
         for (key, value) in parameters.sorted(by: { $0.key < $1.key }) {

@@ -51,7 +51,10 @@ struct ServerAccount: Sendable {
                 try ChildProcess.run(tool.path, arguments)
             }
         guard outcome.status == 0 else {
-            throw Self.unavailable("\(tool.lastPathComponent) failed (exit \(outcome.status)): \(outcome.output.suffix(2000))")
+            let hint =
+                runuser == nil
+                ? "" : " (running as root: the cluster directory and its parents must be accessible to the '\(Self.accountName)' account)"
+            throw Self.unavailable("\(tool.lastPathComponent) failed (exit \(outcome.status))\(hint): \(outcome.output.suffix(2000))")
         }
         return outcome.output
     }

@@ -1,5 +1,5 @@
 import Foundation
-import Postgres
+@testable import Postgres
 import Testing
 
 @Suite("LocalCluster")
@@ -30,5 +30,21 @@ struct LocalClusterTests {
 
         let restarted = try owner.start()
         try PostgresConnection(configuration: restarted, logger: testLogger).close()
+    }
+}
+
+@Suite("PostgresBinaries")
+struct PostgresBinariesTests {
+    @Test("finds the server programs on this machine")
+    func findsInstalledServer() throws {
+        let binaries = try PostgresBinaries.locate()
+        #expect(FileManager.default.isExecutableFile(atPath: binaries.tool("initdb").path))
+    }
+
+    @Test("names the package to install when the programs are missing")
+    func namesPackage() {
+        let error = #expect(throws: PostgresError.self) { try PostgresBinaries.locate(in: ["/nonexistent/bin"]) }
+        #expect(error?.code == .clusterUnavailable)
+        #expect(error?.message.contains("\"postgresql\"") == true)
     }
 }
