@@ -93,7 +93,7 @@ public final class PostgresClient: Sendable {
             case .open: return try open()
             case .fail: throw Self.closedError
             case .wait(let waiter):
-                switch sleep(waiter, on: sleeper, until: deadline) {
+                switch waitForGrant(waiter, on: sleeper, until: deadline) {
                 case .connection(let connection): candidate = connection
                 case .open: return try open()
                 case .closed: throw Self.closedError
@@ -101,14 +101,14 @@ public final class PostgresClient: Sendable {
                 }
             }
             // An idle connection may have lost its backend (server restart, pg_terminate_backend).
-            guard candidate.isBroken else { return candidate }
+            if !candidate.isBroken { return candidate }
             logger.debug("postgres pool replacing a broken connection")
             discard(candidate)
         }
     }
 
     /// Sleeps until woken or the deadline passes, then collects whatever was granted.
-    private func sleep(
+    private func waitForGrant(
         _ waiter: PoolState<PostgresConnection>.WaiterID, on sleeper: DispatchSemaphore, until deadline: DispatchTime
     ) -> PoolState<PostgresConnection>.Grant? {
         _ = sleeper.wait(timeout: deadline)
