@@ -1,0 +1,12 @@
+/// `nil` is SQL NULL in both directions.
+extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
+    public var postgresText: String? { self?.postgresText }
+}
+
+extension Optional: PostgresDecodable where Wrapped: PostgresDecodable {
+    public init(postgresText: String) throws {
+        self = try Wrapped(postgresText: postgresText)
+    }
+
+    public static var postgresNull: Self? { .some(nil) }
+}

@@ -1,0 +1,62 @@
+/// SQL text with `$n` placeholders and the text values bound to them.
+///
+/// Interpolated values become parameters, never SQL text; identifiers or fragments the code itself
+/// chooses go in with `\(unescaped:)`:
+/// ```swift
+/// let query: PostgresQuery = "SELECT name FROM \(unescaped: table) WHERE id = \(id) AND deleted = \(false)"
+/// // sql: "SELECT name FROM devices WHERE id = $1 AND deleted = $2", binds: [id text, "false"]
+/// ```
+/// Statements assembled at run time (multi-row `VALUES` lists) use `init(_:binds:)`.
+public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
+    public var sql: String
+    public var binds: [String?]
+
+    /// A statement whose `$n` placeholders are filled from `binds` (`binds[0]` is `$1`).
+    public init(_ sql: String, binds: [String?] = []) {
+        self.sql = sql
+        self.binds = binds
+    }
+
+    public init(stringLiteral value: String) {
+        self.init(value)
+    }
+
+    public init(stringInterpolation: StringInterpolation) {
+        self.init(stringInterpolation.sql, binds: stringInterpolation.binds)
+    }
+
+    /// The SQL text only: binds may hold user data.
+    public var description: String { sql }
+
+    /// Builds the SQL and binds of an interpolated query.
+    public struct StringInterpolation: StringInterpolationProtocol {
+        var sql = ""
+        var binds: [String?] = []
+
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            sql.reserveCapacity(literalCapacity + interpolationCount * 3)
+            binds.reserveCapacity(interpolationCount)
+        }
+
+        public mutating func appendLiteral(_ literal: String) {
+            sql += literal
+        }
+
+        /// Binds a value as the next `$n` parameter.
+        public mutating func appendInterpolation(_ value: some PostgresEncodable) {
+            binds.append(value.postgresText)
+            sql += "$\(binds.count)"
+        }
+
+        /// Binds an optional value; nil becomes NULL. (Spelled out so optionals interpolate without a warning.)
+        public mutating func appendInterpolation(_ value: (some PostgresEncodable)?) {
+            binds.append(value?.postgresText)
+            sql += "$\(binds.count)"
+        }
+
+        /// Splices trusted SQL text (an identifier or fragment chosen by code, never user input).
+        public mutating func appendInterpolation(unescaped fragment: String) {
+            sql += fragment
+        }
+    }
+}

@@ -1,0 +1,8 @@
+/// Strings travel unchanged: text format needs no quoting because values are never spliced into SQL.
+extension String: PostgresEncodable, PostgresDecodable {
+    public var postgresText: String? { self }
+
+    public init(postgresText: String) {
+        self = postgresText
+    }
+}

@@ -1,1 +1,0 @@
-// PostgresTesting module.
