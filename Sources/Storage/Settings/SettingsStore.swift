@@ -41,7 +41,7 @@ public final class SettingsStore: Sendable {
             try connection.query("SELECT pg_notify(\(Self.changeChannel), '')")
             for change in changes {
                 try connection.execute("""
-                    INSERT INTO settings (key, value, updated_by) VALUES (\(change.key), \(PostgresJSON(text: change.new)), \(userId))
+                    INSERT INTO settings (key, value, updated_by) VALUES (\(change.key), \(PostgresJSON(data: Data(change.new.utf8))), \(userId))
                     ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now(), updated_by = excluded.updated_by
                     """)
             }
@@ -82,6 +82,13 @@ public final class SettingsStore: Sendable {
 /// One audited settings change.
 public struct SettingChange: Sendable, Equatable, Codable {
     public let key: String
+    /// JSON text of the previous and the new value.
     public let old: String
     public let new: String
+
+    public init(key: String, old: String, new: String) {
+        self.key = key
+        self.old = old
+        self.new = new
+    }
 }
