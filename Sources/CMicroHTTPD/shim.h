@@ -18,4 +18,21 @@ static inline struct MHD_Daemon *CMicroHTTPD_start_daemon(
                             MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
 
+/// `MHD_get_connection_info` is variadic; the client address is the only field read.
+/// Returns NULL when MHD has no address for the connection.
+static inline const struct sockaddr *CMicroHTTPD_client_address(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
+}
+
+/// `MHD_get_daemon_info` is variadic; returns the port the daemon listens on (the real
+/// one when port 0 was asked for), or 0 when MHD cannot tell.
+static inline uint16_t CMicroHTTPD_bind_port(struct MHD_Daemon *daemon)
+{
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
 #endif

@@ -1,0 +1,83 @@
+internal import CMicroHTTPD
+internal import Foundation
+
+/// Owns one running `MHD_Daemon`, its listening socket and the retained `ServerCore`
+/// its callbacks reach through their context pointer.
+///
+/// `HTTPServer` calls `quiesce()` and `stop()` once each, under its state lock.
+final class Daemon: @unchecked Sendable {
+    let port: Int
+    private let handle: OpaquePointer
+    private let core: Unmanaged<ServerCore>
+    private let listenSocket: Int32
+    private var isStopped = false
+
+    /// Binds and starts serving.
+    /// - Throws: `HTTPServerError` when the address cannot be bound or MHD refuses to start.
+    init(core: ServerCore, configuration: HTTPServer.Configuration) throws {
+        let listenSocket = try ListenSocket.open(host: configuration.host, port: configuration.port)
+        // The daemon's callbacks hold the core until `stop()` releases it.
+        let retained = Unmanaged.passRetained(core)
+        var options = Self.options(configuration, core: retained.toOpaque(), listenSocket: listenSocket)
+        let flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
+            | MHD_USE_ERROR_LOG.rawValue
+        let handle = options.withUnsafeMutableBufferPointer { options in
+            CMicroHTTPD_start_daemon(flags, 0, MHDCallbacks.access, retained.toOpaque(), options.baseAddress)
+        }
+        guard let handle else {
+            retained.release()
+            close(listenSocket)
+            throw HTTPServerError(code: .daemonFailed, message: "libmicrohttpd could not start (see the debug log).")
+        }
+        self.handle = handle
+        self.core = retained
+        self.listenSocket = listenSocket
+        port = Int(CMicroHTTPD_bind_port(handle))
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Stops accepting connections; open connections keep being served.
+    func quiesce() {
+        // > MHD_quiesce_daemon: Stop accepting connections from the listening socket.
+        // > Allows clients to continue processing, but stops accepting new connections.
+        // The returned socket is ours (`listenSocket`) and is closed after MHD_stop_daemon.
+        _ = MHD_quiesce_daemon(handle)
+    }
+
+    /// Closes every connection and joins MHD's threads. Every suspended connection must
+    /// have been resumed first (MHD's rule); `ServerCore.stop` sees to that.
+    func stop() {
+        guard !isStopped else { return }
+        isStopped = true
+        quiesce()
+        MHD_stop_daemon(handle)
+        close(listenSocket)
+        core.release()
+    }
+
+    private static func options(_ configuration: HTTPServer.Configuration, core: UnsafeMutableRawPointer, listenSocket: Int32)
+        -> [MHD_OptionItem]
+    {
+        var options = [
+            // First, so start-up messages go to the logger too (the header asks for this).
+            item(.EXTERNAL_LOGGER, unsafeBitCast(MHDCallbacks.log, to: Int.self), core),
+            item(.LISTEN_SOCKET, Int(listenSocket)),
+            item(.CONNECTION_LIMIT, configuration.connectionLimit),
+            item(.CONNECTION_MEMORY_LIMIT, configuration.connectionMemoryLimit),
+            item(.CONNECTION_TIMEOUT, configuration.idleTimeoutSeconds),
+            item(.NOTIFY_COMPLETED, unsafeBitCast(MHDCallbacks.completed, to: Int.self), core),
+        ]
+        if configuration.mhdThreads > 1 {
+            options.append(item(.THREAD_POOL_SIZE, configuration.mhdThreads))
+        }
+        options.append(item(.END, 0))
+        return options
+    }
+
+    private static func item(_ option: MHD_OPTION, _ value: Int, _ pointer: UnsafeMutableRawPointer? = nil) -> MHD_OptionItem {
+        MHD_OptionItem(option: option, value: value, ptr_value: pointer)
+    }
+}
