@@ -100,19 +100,19 @@ final class RequestContext: PoolJob, @unchecked Sendable {
         }
     }
 
-    /// Suspends the connection and queues the handler on the worker pool; false when
-    /// the pool is full or closed (the connection stays active).
-    func dispatch(_ request: Request) -> Bool {
+    /// Suspends the connection and hands the handler to the worker pool. When the pool
+    /// is full or closed, `refusal` becomes the answer instead.
+    func dispatch(_ request: Request, refusal: @autoclosure () -> MHDResponse?) {
         self.request = request
         bodyFile?.finishWriting()
-        return phase.withLock { phase in
-            // Submitting and suspending under the lock: the worker cannot resume the
-            // connection (in `run`) before it has been suspended, which MHD forbids.
-            guard core.pool.submit(self) else { return false }
-            phase = .queued
-            MHD_suspend_connection(connection)
-            return true
-        }
+        phase.withLock { $0 = .queued }
+        // Suspending before submitting: the worker can only resume (in `run`) a connection
+        // already suspended, which MHD requires. No lock is held while the worker starts.
+        MHD_suspend_connection(connection)
+        guard !core.pool.submit(self) else { return }
+        phase.withLock { $0 = .ready(refusal()) }
+        // MHD calls the access handler again once resumed, and it queues the refusal.
+        MHD_resume_connection(connection)
     }
 
     /// Runs the handler on a worker thread, then resumes the connection so MHD calls the

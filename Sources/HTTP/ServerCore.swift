@@ -58,8 +58,8 @@ final class ServerCore: Sendable {
             return answer(context, with: stoppingError.response())
         case .dispatch:
             if let rejection = context.rejection { return answer(context, with: rejection.response()) }
-            if context.dispatch(request(from: context)) { return .YES }
-            return answer(context, with: busyError.response())
+            context.dispatch(request(from: context), refusal: prepare(busyError.response(), connection: connection))
+            return .YES
         }
     }
 
