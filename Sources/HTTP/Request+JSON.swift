@@ -17,7 +17,7 @@ extension Request {
         do {
             return try decoder.decode(type, from: body)
         } catch let error as DecodingError {
-            throw Self.httpError(for: error)
+            throw Self.httpError(for: error, body: body)
         }
     }
 
@@ -28,11 +28,13 @@ extension Request {
         return decoder
     }
 
-    /// Syntax errors surface as `dataCorrupted` at the root with the parser's error
-    /// underneath; everything else is JSON that does not fit the type.
-    static func httpError(for error: DecodingError) -> HTTPError {
+    /// JSONDecoder reports a syntax error as `dataCorrupted` at the root, just like a
+    /// custom `init(from:)` rejecting the root value; only then is the body re-parsed to
+    /// tell them apart (the error path only).
+    static func httpError(for error: DecodingError, body: Data) -> HTTPError {
         switch error {
-        case .dataCorrupted(let context) where context.codingPath.isEmpty && context.underlyingError != nil:
+        case .dataCorrupted(let context)
+        where context.codingPath.isEmpty && (try? JSONSerialization.jsonObject(with: body, options: .fragmentsAllowed)) == nil:
             return .malformedJSON("The body is not valid JSON.")
         case .dataCorrupted(let context):
             return .validationFailed(field: fieldPath(context.codingPath), message: context.debugDescription)

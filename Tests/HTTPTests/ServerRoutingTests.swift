@@ -14,6 +14,9 @@ struct ServerRoutingTests {
         }
         router.add(.POST, "/echo") { request in Response(status: 201, body: .bytes(request.body)) }
         router.add(.GET, "/fail") { _ in throw HTTPError(status: 409, code: "ORDER_NOT_SUBMITTED", message: "No.", headers: ["Retry-After": "3"]) }
+        router.add(.POST, "/decode") { request in
+            .json(try request.decode([String: JSONDetail].self))
+        }
         router.add(.GET, "/crash") { _ in throw CocoaError(.fileReadCorruptFile) }
     }
 
@@ -88,6 +91,22 @@ struct ServerRoutingTests {
         #expect(response.errorCode == "INTERNAL_ERROR")
         #expect(!response.text.contains("Cocoa"))
         #expect(test.log.captured.contains { $0.contains("handler failed") })
+    }
+
+    @Test("answers 400 MALFORMED_JSON for broken or too deeply nested bodies")
+    func malformedJSON() throws {
+        let test = try TestServer(routes: Self.routes)
+        defer { test.stop() }
+        let broken = try rawRequest(port: test.port, "POST", "/decode", body: Data(#"{"a": [1, }"#.utf8))
+        #expect(broken.status == 400)
+        #expect(broken.errorCode == "MALFORMED_JSON")
+        let deep = #"{"a": "# + String(repeating: "[", count: 65) + String(repeating: "]", count: 65) + "}"
+        let tooDeep = try rawRequest(port: test.port, "POST", "/decode", body: Data(deep.utf8))
+        #expect(tooDeep.status == 400)
+        #expect(tooDeep.errorCode == "MALFORMED_JSON")
+        let fine = try rawRequest(port: test.port, "POST", "/decode", body: Data(#"{"a": [[1]]}"#.utf8))
+        #expect(fine.status == 200)
+        #expect(fine.text == #"{"a":[[1]]}"#)
     }
 
     @Test("answers an unknown method 501 NOT_IMPLEMENTED")
