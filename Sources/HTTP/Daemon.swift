@@ -39,12 +39,16 @@ final class Daemon: @unchecked Sendable {
         stop()
     }
 
-    /// Stops accepting connections; open connections keep being served.
+    /// Stops accepting connections and refuses new ones; open connections keep being served.
     func quiesce() {
         // > MHD_quiesce_daemon: Stop accepting connections from the listening socket.
         // > Allows clients to continue processing, but stops accepting new connections.
-        // The returned socket is ours (`listenSocket`) and is closed after MHD_stop_daemon.
+        // The socket it hands back is `listenSocket`, which "must not be closed until
+        // AFTER MHD_stop_daemon". Quiescing alone leaves the kernel completing handshakes
+        // nobody will serve; shutting the socket down stops it listening (new clients get
+        // ECONNREFUSED) while the descriptor stays valid for MHD's threads.
         _ = MHD_quiesce_daemon(handle)
+        shutdown(listenSocket, Int32(SHUT_RDWR))
     }
 
     /// Closes every connection and joins MHD's threads. Every suspended connection must

@@ -159,13 +159,20 @@ final class ServerCore: Sendable {
         daemon.quiesce()
         streams.endAll()
         if pool.waitUntilIdle(deadline: deadline) {
-            while activeRequests.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
-                Thread.sleep(forTimeInterval: 0.005)
-            }
+            waitForActiveRequests(until: deadline)
         }
         // MHD_stop_daemon must not meet a suspended connection: abandoning resumes every
-        // connection whose handler is still queued or running.
-        for job in pool.close() { job.abandon() }
+        // connection whose handler is still queued or running, and the short grace lets
+        // MHD send those their 503 before it closes everything.
+        let abandoned = pool.close()
+        for job in abandoned { job.abandon() }
+        if !abandoned.isEmpty { waitForActiveRequests(until: .now + .milliseconds(200)) }
         daemon.stop()
+    }
+
+    private func waitForActiveRequests(until deadline: ContinuousClock.Instant) {
+        while activeRequests.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
     }
 }

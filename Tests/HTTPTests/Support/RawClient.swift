@@ -28,6 +28,7 @@ final class RawConnection {
     private var buffer = Data()
 
     /// Connects to `127.0.0.1:port`; reads give up after `timeout` seconds.
+    /// - Throws: `POSIXError`, e.g. `.ECONNREFUSED` when nothing listens.
     init(port: Int, timeout: Int = 10) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
@@ -77,15 +78,7 @@ final class RawConnection {
 
     /// Reads one response; `hasBody: false` for answers to HEAD.
     func readResponse(hasBody: Bool = true) throws -> RawResponse {
-        let head = try readHead()
-        var lines = head.components(separatedBy: "\r\n")
-        let statusLine = lines.removeFirst().split(separator: " ")
-        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw RawClientError(description: "bad status line in \(head)") }
-        var headers = HTTPHeaders()
-        for line in lines where !line.isEmpty {
-            let parts = line.split(separator: ":", maxSplits: 1)
-            headers.add(name: String(parts[0]), value: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
-        }
+        let (status, headers) = try readStatusAndHeaders()
         let body: Data
         if !hasBody || status == 204 || status == 304 {
             body = Data()
@@ -97,6 +90,20 @@ final class RawConnection {
             body = try readToEnd()
         }
         return RawResponse(status: status, headers: headers, body: body)
+    }
+
+    /// Reads the status line and header fields, leaving the body unread.
+    func readStatusAndHeaders() throws -> (status: Int, headers: HTTPHeaders) {
+        let head = try readHead()
+        var lines = head.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw RawClientError(description: "bad status line in \(head)") }
+        var headers = HTTPHeaders()
+        for line in lines where !line.isEmpty {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            headers.add(name: String(parts[0]), value: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+        }
+        return (status, headers)
     }
 
     /// Reads one chunk of a chunked body; nil at the terminating chunk.
