@@ -4,11 +4,13 @@ internal import Foundation
 /// Owns one running `MHD_Daemon`, its listening socket and the retained `ServerCore`
 /// its callbacks reach through their context pointer.
 ///
-/// `HTTPServer` calls `quiesce()` and `stop()` once each, under its state lock.
+/// `HTTPServer` calls `stop()` once, under its state lock.
 final class Daemon: @unchecked Sendable {
     let port: Int
     private let handle: OpaquePointer
     private let core: Unmanaged<ServerCore>
+    /// Our descriptor of the listening socket. MHD gets a duplicate, which it closes
+    /// itself at stop; keeping our own makes ownership plain on every path.
     private let listenSocket: Int32
     private var isStopped = false
 
@@ -16,13 +18,20 @@ final class Daemon: @unchecked Sendable {
     /// - Throws: `HTTPServerError` when the address cannot be bound or MHD refuses to start.
     init(core: ServerCore, configuration: HTTPServer.Configuration) throws {
         let listenSocket = try ListenSocket.open(host: configuration.host, port: configuration.port)
+        let daemonSocket = fcntl(listenSocket, F_DUPFD_CLOEXEC, 0)
+        guard daemonSocket >= 0 else {
+            close(listenSocket)
+            throw HTTPServerError(code: .daemonFailed, message: "Cannot duplicate the listening socket.")
+        }
         // The daemon's callbacks hold the core until `stop()` releases it.
         let retained = Unmanaged.passRetained(core)
-        var options = Self.options(configuration, core: retained.toOpaque(), listenSocket: listenSocket)
+        var options = Self.options(configuration, core: retained.toOpaque(), listenSocket: daemonSocket)
         let flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
             | MHD_USE_ERROR_LOG.rawValue
         let handle = options.withUnsafeMutableBufferPointer { options in
-            CMicroHTTPD_start_daemon(flags, 0, MHDCallbacks.access, retained.toOpaque(), options.baseAddress)
+            CMicroHTTPD_start_daemon(
+                flags, 0, MHDCallbacks.acceptPolicy, retained.toOpaque(), MHDCallbacks.access, retained.toOpaque(),
+                options.baseAddress)
         }
         guard let handle else {
             retained.release()
@@ -39,24 +48,16 @@ final class Daemon: @unchecked Sendable {
         stop()
     }
 
-    /// Stops accepting connections and refuses new ones; open connections keep being served.
-    func quiesce() {
-        // > MHD_quiesce_daemon: Stop accepting connections from the listening socket.
-        // > Allows clients to continue processing, but stops accepting new connections.
-        // The socket it hands back is `listenSocket`, which "must not be closed until
-        // AFTER MHD_stop_daemon". Quiescing alone leaves the kernel completing handshakes
-        // nobody will serve; shutting the socket down stops it listening (new clients get
-        // ECONNREFUSED) while the descriptor stays valid for MHD's threads.
-        _ = MHD_quiesce_daemon(handle)
-        shutdown(listenSocket, Int32(SHUT_RDWR))
-    }
-
     /// Closes every connection and joins MHD's threads. Every suspended connection must
     /// have been resumed first (MHD's rule); `ServerCore.stop` sees to that.
+    ///
+    /// `MHD_quiesce_daemon` is deliberately not used: with epoll and internal threads,
+    /// libmicrohttpd 0.9.75 races its own threads removing the listening socket from
+    /// the epoll set and aborts the process ("Failed to remove listen FD from epoll set").
+    /// The accept policy refuses new connections during shutdown instead.
     func stop() {
         guard !isStopped else { return }
         isStopped = true
-        quiesce()
         MHD_stop_daemon(handle)
         close(listenSocket)
         core.release()

@@ -10,6 +10,11 @@ enum MHDCallbacks {
         return core.access(connection!, url: url!, method: method!, upload: upload, uploadSize: uploadSize!, slot: slot!)
     }
 
+    /// Admits new connections until shutdown begins; MHD then closes each one it accepts.
+    static let acceptPolicy: MHD_AcceptPolicyCallback = { context, _, _ in
+        Unmanaged<ServerCore>.fromOpaque(context!).takeUnretainedValue().isAcceptingConnections ? .YES : .NO
+    }
+
     /// > MHD_OPTION_NOTIFY_COMPLETED: called whenever a request has been completed (this
     /// > can be used for application-specific clean up).
     static let completed: MHD_RequestCompletedCallback = { context, _, slot, _ in

@@ -152,11 +152,13 @@ final class ServerCore: Sendable {
         activeRequests.subtract(1, ordering: .relaxed)
     }
 
+    /// False once shutdown begins: MHD then closes every connection it accepts.
+    var isAcceptingConnections: Bool { !isStopping.load(ordering: .relaxed) }
+
     /// Graceful stop: refuse new connections, end streams, let in-flight requests finish
     /// until `deadline`, abandon what is left (answered 503), then stop the daemon.
     func stop(_ daemon: Daemon, deadline: ContinuousClock.Instant) {
         isStopping.store(true, ordering: .relaxed)
-        daemon.quiesce()
         streams.endAll()
         if pool.waitUntilIdle(deadline: deadline) {
             waitForActiveRequests(until: deadline)

@@ -31,6 +31,10 @@ struct ServerRoutingTests {
         #expect(response.headers["Content-Type"] == "application/json; charset=utf-8")
         let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: String])
         #expect(object == ["attId": "att-55", "index": "7", "query": "a b", "cookie": "s1", "remote": "127.0.0.1", "path": "/v1/attachments/att-55/chunks/7"])
+        let encoded = try rawRequest(port: test.port, "GET", "/v1/attachments/att%3A55/chunks/7")
+        let decoded = try #require(try JSONSerialization.jsonObject(with: encoded.body) as? [String: String])
+        #expect(decoded["attId"] == "att:55")
+        #expect(decoded["path"] == "/v1/attachments/att:55/chunks/7")
     }
 
     @Test("answers 404 NOT_FOUND and 405 METHOD_NOT_ALLOWED with Allow, as envelopes")
