@@ -10,12 +10,14 @@ enum ConnectionValues {
     static func headers(of connection: OpaquePointer) -> (headers: HTTPHeaders, bytes: Int) {
         var collected = (headers: HTTPHeaders(), bytes: 0)
         withUnsafeMutablePointer(to: &collected) { target in
-            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { target, _, key, keySize, value, valueSize in
-                let collected = target!.assumingMemoryBound(to: (headers: HTTPHeaders, bytes: Int).self)
-                collected.pointee.headers.add(name: ConnectionValues.string(key, keySize), value: ConnectionValues.string(value, valueSize))
-                collected.pointee.bytes += keySize + valueSize + 4
-                return .YES
-            }, target)
+            _ = MHD_get_connection_values_n(
+                connection, .HEADER_KIND,
+                { target, _, key, keySize, value, valueSize in
+                    let collected = target!.assumingMemoryBound(to: (headers: HTTPHeaders, bytes: Int).self)
+                    collected.pointee.headers.add(name: ConnectionValues.string(key, keySize), value: ConnectionValues.string(value, valueSize))
+                    collected.pointee.bytes += keySize + valueSize + 4
+                    return .YES
+                }, target)
         }
         return collected
     }
@@ -25,11 +27,13 @@ enum ConnectionValues {
     static func query(of connection: OpaquePointer) -> [String: String] {
         var query: [String: String] = [:]
         withUnsafeMutablePointer(to: &query) { target in
-            _ = MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, { target, _, key, keySize, value, valueSize in
-                let query = target!.assumingMemoryBound(to: [String: String].self)
-                query.pointee[ConnectionValues.string(key, keySize)] = ConnectionValues.string(value, valueSize)
-                return .YES
-            }, target)
+            _ = MHD_get_connection_values_n(
+                connection, .GET_ARGUMENT_KIND,
+                { target, _, key, keySize, value, valueSize in
+                    let query = target!.assumingMemoryBound(to: [String: String].self)
+                    query.pointee[ConnectionValues.string(key, keySize)] = ConnectionValues.string(value, valueSize)
+                    return .YES
+                }, target)
         }
         return query
     }

@@ -26,7 +26,8 @@ final class Daemon: @unchecked Sendable {
         // The daemon's callbacks hold the core until `stop()` releases it.
         let retained = Unmanaged.passRetained(core)
         var options = Self.options(configuration, core: retained.toOpaque(), listenSocket: daemonSocket)
-        let flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
+        let flags =
+            MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
             | MHD_USE_ERROR_LOG.rawValue
         let handle = options.withUnsafeMutableBufferPointer { options in
             CMicroHTTPD_start_daemon(

@@ -1,5 +1,5 @@
-public import Support
 internal import Foundation
+public import Support
 internal import Synchronization
 
 /// The HTTP/1.1 server: libmicrohttpd parses and manages connections, handlers run on a

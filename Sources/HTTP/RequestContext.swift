@@ -77,7 +77,7 @@ final class RequestContext: PoolJob, @unchecked Sendable {
     }
 
     /// Drops the body received so far and answers `error` once the body is over.
-    func reject(_ error: HTTPError) {
+    private func reject(_ error: HTTPError) {
         rejection = error
         body = Data()
         bodyFile?.remove()

@@ -18,6 +18,20 @@ struct LifecycleTests {
         }
     }
 
+    @Test("serves from run() until its task is cancelled")
+    func runUntilCancelled() async throws {
+        let router = Router()
+        router.add(.GET, "/ping") { _ in .text("pong") }
+        let server = HTTPServer(configuration: .init(port: 0), router: router, logger: Logger(label: "test", sink: .capturing()))
+        let serving = Task { try await server.run(shutdownTimeout: .seconds(1)) }
+        #expect(eventually { server.port != 0 })
+        let port = server.port
+        #expect(try rawRequest(port: port, "GET", "/ping").text == "pong")
+        serving.cancel()
+        try await serving.value
+        #expect(throws: POSIXError(.ECONNREFUSED)) { try rawRequest(port: port, "GET", "/ping") }
+    }
+
     @Test("finishes an in-flight request during graceful shutdown and turns new connections away")
     func gracefulShutdown() throws {
         let started = DispatchSemaphore(value: 0)

@@ -86,6 +86,7 @@ struct RequestDecodingTests {
         guard case .bytes(let data) = response.body else { Issue.record("not bytes"); return }
         #expect(response.status == 400)
         #expect(response.headers["Content-Type"] == "application/json; charset=utf-8")
-        #expect(String(decoding: data, as: UTF8.self) == #"{"error":{"code":"VALIDATION_FAILED","details":{"field":"lines[0].qty"},"message":"Bad."}}"#)
+        #expect(
+            String(decoding: data, as: UTF8.self) == #"{"error":{"code":"VALIDATION_FAILED","details":{"field":"lines[0].qty"},"message":"Bad."}}"#)
     }
 }

@@ -30,7 +30,10 @@ struct ServerRoutingTests {
         #expect(response.status == 200)
         #expect(response.headers["Content-Type"] == "application/json; charset=utf-8")
         let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: String])
-        #expect(object == ["attId": "att-55", "index": "7", "query": "a b", "cookie": "s1", "remote": "127.0.0.1", "path": "/v1/attachments/att-55/chunks/7"])
+        #expect(
+            object == [
+                "attId": "att-55", "index": "7", "query": "a b", "cookie": "s1", "remote": "127.0.0.1", "path": "/v1/attachments/att-55/chunks/7",
+            ])
         let encoded = try rawRequest(port: test.port, "GET", "/v1/attachments/att%3A55/chunks/7")
         let decoded = try #require(try JSONSerialization.jsonObject(with: encoded.body) as? [String: String])
         #expect(decoded["attId"] == "att:55")
