@@ -24,9 +24,11 @@ public struct Request: Sendable {
     public let remoteAddress: String
     /// Values of the `{name}` segments of the matched route pattern.
     public internal(set) var pathParameters: [String: String]
+    /// The temporary file holding the body, for routes with `RouteOptions.streamsBodyToFile`
+    /// (nil otherwise). The server deletes it once the handler returns; move it away to keep it.
+    public let bodyFile: URL?
     /// How deeply `decode(_:)` lets JSON nest.
     public let maxJSONDepth: Int
-    private let bodyFileURL: URL?
 
     /// Builds a request, e.g. to drive a `Router` in-process in tests.
     public init(
@@ -39,15 +41,11 @@ public struct Request: Sendable {
         self.headers = headers
         self.cookies = Self.parseCookies(headers.values("Cookie"))
         self.body = body
-        self.bodyFileURL = bodyFile
+        self.bodyFile = bodyFile
         self.remoteAddress = remoteAddress
         self.pathParameters = [:]
         self.maxJSONDepth = maxJSONDepth
     }
-
-    /// The temporary file holding the body, for routes with `RouteOptions.streamsBodyToFile`.
-    /// The server deletes it once the handler returns; move it away to keep it.
-    public var bodyFile: URL? { bodyFileURL }
 
     /// The path parameter `name`.
     /// - Throws: `HTTPError` 400 `VALIDATION_FAILED` when the route has no such parameter.
