@@ -1,0 +1,108 @@
+public import Foundation
+
+extension HTTPServer {
+    /// Network, limit and threading settings. Every field has a documented default.
+    ///
+    /// ```swift
+    /// var configuration = HTTPServer.Configuration()
+    /// configuration.port = 0           // an ephemeral port; read it back from `server.port`
+    /// configuration.maxBodyBytes = 4 << 20
+    /// ```
+    public struct Configuration: Sendable {
+        /// The address to listen on (a literal IPv4/IPv6 address or a host name). Default `127.0.0.1`.
+        public var host: String
+        /// The TCP port; 0 asks the kernel for a free one. Default 8080.
+        public var port: Int
+        /// libmicrohttpd's network threads (epoll); they never run handlers. Default 2.
+        public var mhdThreads: Int
+        /// The most handlers running at once, each on its own thread. Default 64.
+        public var workerThreads: Int
+        /// Requests that may wait for a worker; beyond it the answer is 503 `SERVER_BUSY`. Default 1024.
+        public var workerQueueLimit: Int
+        /// The body cap unless a route sets its own; beyond it 413 `PAYLOAD_TOO_LARGE`. Default 1 MiB.
+        public var maxBodyBytes: Int
+        /// The cap on all header fields together; beyond it 431 `HEADERS_TOO_LARGE`. Default 16 KiB.
+        public var maxHeaderBytes: Int
+        /// Concurrent connections accepted. Default 1000.
+        public var connectionLimit: Int
+        /// libmicrohttpd's memory per connection, which holds the request line and headers
+        /// (requests beyond it get MHD's own 431) and the read buffer. Keep it well above
+        /// `maxHeaderBytes`. libmicrohttpd zeroes it for every request, so bigger costs throughput. Default 32 KiB.
+        public var connectionMemoryLimit: Int
+        /// Seconds an idle connection stays open. Default 60.
+        public var idleTimeoutSeconds: Int
+        /// The deepest JSON nesting `Request.decode` accepts. Default 64.
+        public var maxJSONDepth: Int
+        /// Where bodies of `streamsBodyToFile` routes are written. Default `NSTemporaryDirectory()`.
+        public var temporaryDirectory: URL
+        /// After a chunked body crosses its cap, how many more bytes are read and dropped
+        /// so the client can still be sent the 413; past it the connection is closed.
+        /// (libmicrohttpd cannot answer while a body is still arriving.) Default 1 MiB.
+        public var overflowDrainBytes: Int
+
+        public init(
+            host: String = "127.0.0.1", port: Int = 8080, mhdThreads: Int = 2, workerThreads: Int = 64,
+            workerQueueLimit: Int = 1024, maxBodyBytes: Int = 1 << 20, maxHeaderBytes: Int = 16 << 10,
+            connectionLimit: Int = 1000, connectionMemoryLimit: Int = 32 << 10, idleTimeoutSeconds: Int = 60,
+            maxJSONDepth: Int = 64, temporaryDirectory: URL = URL(fileURLWithPath: NSTemporaryDirectory()),
+            overflowDrainBytes: Int = 1 << 20
+        ) {
+            self.host = host
+            self.port = port
+            self.mhdThreads = mhdThreads
+            self.workerThreads = workerThreads
+            self.workerQueueLimit = workerQueueLimit
+            self.maxBodyBytes = maxBodyBytes
+            self.maxHeaderBytes = maxHeaderBytes
+            self.connectionLimit = connectionLimit
+            self.connectionMemoryLimit = connectionMemoryLimit
+            self.idleTimeoutSeconds = idleTimeoutSeconds
+            self.maxJSONDepth = maxJSONDepth
+            self.temporaryDirectory = temporaryDirectory
+            self.overflowDrainBytes = overflowDrainBytes
+        }
+
+        /// Checks ranges eagerly, so a bad value fails at start rather than under load.
+        func validate() throws {
+            let positive: [(String, Int)] = [
+                ("mhdThreads", mhdThreads), ("workerThreads", workerThreads), ("workerQueueLimit", workerQueueLimit),
+                ("maxHeaderBytes", maxHeaderBytes), ("connectionLimit", connectionLimit),
+                ("connectionMemoryLimit", connectionMemoryLimit), ("maxJSONDepth", maxJSONDepth),
+            ]
+            for (name, value) in positive where value < 1 {
+                throw HTTPServerError(code: .invalidConfiguration, message: "\(name) must be at least 1, not \(value).")
+            }
+            guard (0...65535).contains(port) else {
+                throw HTTPServerError(code: .invalidConfiguration, message: "port must be 0...65535, not \(port).")
+            }
+            guard maxBodyBytes >= 0, idleTimeoutSeconds >= 0, overflowDrainBytes >= 0 else {
+                throw HTTPServerError(code: .invalidConfiguration, message: "Byte limits and the idle timeout cannot be negative.")
+            }
+        }
+    }
+}
+
+/// Why the server could not start.
+public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure; extensible.
+    public struct Code: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        public static let addressInUse = Code(rawValue: "addressInUse")
+        public static let bindFailed = Code(rawValue: "bindFailed")
+        public static let daemonFailed = Code(rawValue: "daemonFailed")
+        public static let alreadyStarted = Code(rawValue: "alreadyStarted")
+        public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "HTTPServerError.\(code.rawValue): \(message)" }
+}

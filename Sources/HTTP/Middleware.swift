@@ -1,0 +1,33 @@
+/// A request handler: synchronous, and free to block (it runs on a worker thread).
+public typealias Handler = @Sendable (Request) throws -> Response
+
+/// Code that wraps every route: it may inspect or change the request, answer early, or
+/// change the response `next` returns.
+///
+/// ```swift
+/// struct RequireJSON: Middleware {
+///     func respond(to request: Request, next: Handler) throws -> Response {
+///         guard request.method == .GET || request.headers["Content-Type"]?.hasPrefix("application/json") == true else {
+///             throw HTTPError(status: 415, code: "UNSUPPORTED_MEDIA_TYPE", message: "Send JSON.")
+///         }
+///         return try next(request)
+///     }
+/// }
+/// ```
+public protocol Middleware: Sendable {
+    func respond(to request: Request, next: Handler) throws -> Response
+}
+
+/// Per-route settings the server applies before the handler runs.
+public struct RouteOptions: Sendable {
+    /// The body cap for this route; nil uses `HTTPServer.Configuration.maxBodyBytes`.
+    public var maxBodyBytes: Int?
+    /// Write the body to a temporary file as it arrives instead of buffering it in memory;
+    /// the handler reads `Request.bodyFile`.
+    public var streamsBodyToFile: Bool
+
+    public init(maxBodyBytes: Int? = nil, streamsBodyToFile: Bool = false) {
+        self.maxBodyBytes = maxBodyBytes
+        self.streamsBodyToFile = streamsBodyToFile
+    }
+}

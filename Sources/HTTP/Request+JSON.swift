@@ -1,0 +1,99 @@
+public import Foundation
+
+extension Request {
+    /// Decodes the JSON body.
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder; RFC 3339 dates by default.
+    /// - Throws: `HTTPError` 400 `MALFORMED_JSON` when the body is not JSON or nests deeper
+    ///   than `maxJSONDepth`; 400 `VALIDATION_FAILED` with `details.field` when it is JSON
+    ///   but not a `T`.
+    public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = defaultJSONDecoder()) throws -> T {
+        // The depth check runs first: a cheap byte scan that keeps a deeply nested body
+        // from recursing through the decoder at all.
+        if JSONDepth.exceeds(body, limit: maxJSONDepth) {
+            throw HTTPError.malformedJSON("JSON nests deeper than \(maxJSONDepth) levels.")
+        }
+        do {
+            return try decoder.decode(type, from: body)
+        } catch let error as DecodingError {
+            throw Self.httpError(for: error, body: body)
+        }
+    }
+
+    /// The default decoder: RFC 3339 dates, as PROTOCOL.md requires.
+    public static func defaultJSONDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+
+    /// JSONDecoder reports a syntax error as `dataCorrupted` at the root, just like a
+    /// custom `init(from:)` rejecting the root value; only then is the body re-parsed to
+    /// tell them apart (the error path only).
+    static func httpError(for error: DecodingError, body: Data) -> HTTPError {
+        switch error {
+        case .dataCorrupted(let context)
+        where context.codingPath.isEmpty && (try? JSONSerialization.jsonObject(with: body, options: .fragmentsAllowed)) == nil:
+            return .malformedJSON("The body is not valid JSON.")
+        case .dataCorrupted(let context):
+            return .validationFailed(field: fieldPath(context.codingPath), message: context.debugDescription)
+        case .keyNotFound(let key, let context):
+            return .validationFailed(field: fieldPath(context.codingPath + [key]), message: "A required field is missing.")
+        case .valueNotFound(_, let context):
+            return .validationFailed(field: fieldPath(context.codingPath), message: "A required value is null.")
+        case .typeMismatch(_, let context):
+            return .validationFailed(field: fieldPath(context.codingPath), message: "A field has the wrong type.")
+        @unknown default:
+            return .validationFailed(field: nil, message: "The body does not match the expected shape.")
+        }
+    }
+
+    /// `lines[0].qty` for the path lines → 0 → qty; nil for the root.
+    static func fieldPath(_ codingPath: [any CodingKey]) -> String? {
+        guard !codingPath.isEmpty else { return nil }
+        var path = ""
+        for key in codingPath {
+            if let index = key.intValue {
+                path += "[\(index)]"
+            } else {
+                path += path.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return path
+    }
+}
+
+/// Measures JSON nesting with a single pass over the bytes.
+enum JSONDepth {
+    /// Whether `data` opens more than `limit` nested arrays/objects at some point.
+    /// Brackets inside strings (including escaped quotes) do not count.
+    static func exceeds(_ data: Data, limit: Int) -> Bool {
+        data.withUnsafeBytes { bytes in
+            var depth = 0
+            var inString = false
+            var escaped = false
+            for byte in bytes {
+                if inString {
+                    if escaped {
+                        escaped = false
+                    } else if byte == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if byte == UInt8(ascii: "\"") {
+                        inString = false
+                    }
+                    continue
+                }
+                switch byte {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "["), UInt8(ascii: "{"):
+                    depth += 1
+                    if depth > limit { return true }
+                case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+                default: break
+                }
+            }
+            return false
+        }
+    }
+}

@@ -1,0 +1,65 @@
+public import Support
+internal import Synchronization
+
+/// Maps method and path patterns to handlers, with middleware around every route.
+///
+/// ```swift
+/// let router = Router()
+/// router.use(RequestIDMiddleware())
+/// router.add(.GET, "/v1/attachments/{attId}") { request in
+///     .json(try store.session(try request.parameter("attId")))
+/// }
+/// let response = router.respond(to: Request(method: .GET, path: "/v1/attachments/a1"))
+/// ```
+/// Build it fully before the server starts: the server takes a snapshot at `start()`.
+public final class Router: Sendable {
+    private struct Definitions {
+        var routes: [(method: HTTPMethod, pattern: String, options: RouteOptions, handler: Handler)] = []
+        var middlewares: [any Middleware] = []
+        var compiled: RouteTable?
+    }
+
+    private let definitions = Mutex(Definitions())
+    private let logger: Logger
+
+    /// - Parameter logger: Where handler failures (answered with a generic 500) are logged.
+    public init(logger: Logger = Logger(label: "fieldsync.http")) {
+        self.logger = logger
+    }
+
+    /// Registers `handler` for `method` on `pattern`, e.g. `/v1/attachments/{attId}/chunks/{index}`.
+    /// A later registration of the same method and pattern replaces the earlier one.
+    public func add(_ method: HTTPMethod, _ pattern: String, options: RouteOptions = .init(), handler: @escaping Handler) {
+        definitions.withLock {
+            $0.routes.append((method, pattern, options, handler))
+            $0.compiled = nil
+        }
+    }
+
+    /// Adds middleware around every route (and around the 404/405 answers); the first
+    /// added is the outermost.
+    public func use(_ middleware: any Middleware) {
+        definitions.withLock {
+            $0.middlewares.append(middleware)
+            $0.compiled = nil
+        }
+    }
+
+    /// Routes `request` in-process, as the server does: 404 `NOT_FOUND`, 405
+    /// `METHOD_NOT_ALLOWED` with `Allow`, HEAD served by GET, thrown `HTTPError`s rendered
+    /// as envelopes and any other error as a logged, generic 500.
+    public func respond(to request: Request) -> Response {
+        let table = compiled()
+        return table.respond(to: request, resolution: table.resolve(request.method, request.path), logger: logger)
+    }
+
+    /// The immutable table the server routes with; cached until the next `add` or `use`.
+    func compiled() -> RouteTable {
+        definitions.withLock { definitions in
+            if let table = definitions.compiled { return table }
+            let table = RouteTable(routes: definitions.routes, middlewares: definitions.middlewares)
+            definitions.compiled = table
+            return table
+        }
+    }
+}
