@@ -88,6 +88,7 @@ struct Harness {
     }
 
     /// Pushes one op and returns its result.
+    @discardableResult
     func push1(_ op: PushOp, by principal: Principal, schemaVersion: Int = 3) async throws -> OpResult {
         try await push([op], by: principal, schemaVersion: schemaVersion)[0]
     }
