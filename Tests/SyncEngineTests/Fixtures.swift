@@ -37,7 +37,7 @@ final class Counter: Sendable {
 }
 
 /// Builds ops with per-device `clientSeq` counters.
-struct OpBuilder {
+struct OpBuilder: Sendable {
     let clock: TestClock
     private var seqs: [String: Int64] = [:]
     private var ids = 0
@@ -61,7 +61,7 @@ struct OpBuilder {
 }
 
 /// An engine over an in-memory store with a fixed clock and predictable ids.
-struct Harness {
+struct Harness: Sendable {
     let clock = TestClock()
     let ids = Counter()
     let store = InMemorySyncStore()
