@@ -32,7 +32,8 @@ public struct ServerChangeService: Sendable {
     ///
     /// - Returns: the resolved entry.
     /// - Throws: `NOT_FOUND`, `FORBIDDEN` (not the author, dispatcher or admin),
-    ///   `CONFLICT_ALREADY_RESOLVED`, `RECORD_DELETED`, and for `merge` the field codes of rule 4.
+    ///   `CONFLICT_ALREADY_RESOLVED`, `RECORD_DELETED` (device or merge on a deleted record),
+    ///   and for `merge` the field codes of rule 4.
     public func resolveConflict(_ id: String, _ request: ResolveRequest, by principal: Principal) async throws -> ConflictEntry {
         let writes = try await transact(conflictIds: [id], keys: []) { workspace in
             try workspace.resolve(id, request, by: principal)

@@ -5,7 +5,8 @@ extension Workspace {
     ///
     /// Whatever the choice, a new change (new sequence number) clears the record's flag:
     /// `server` keeps the values, `device` applies the device revision's differences from the
-    /// server revision, `merge` applies `request.fields` (checked like op fields).
+    /// server revision, `merge` applies `request.fields` (checked like op fields). On a deleted
+    /// record only `server` is allowed; its change stays a `delete`.
     mutating func resolve(_ id: String, _ request: ResolveRequest, by principal: Principal) throws(SyncError) {
         guard let conflict = conflicts[id] else { throw SyncError(.notFound, "no conflict \(id)") }
         guard conflict.entry.authorId == principal.userId || principal.role.isOffice else {
@@ -13,7 +14,11 @@ extension Workspace {
         }
         guard conflict.entry.state == .open else { throw SyncError(.conflictAlreadyResolved, "conflict \(id) is already resolved") }
         let key = RecordKey(collection: conflict.entry.collection, recordId: conflict.entry.recordId)
-        guard let current = records[key], !current.isDeleted else { throw SyncError(.recordDeleted, "\(key) was deleted") }
+        guard let current = records[key] else { throw SyncError(.recordNotFound, "\(key) does not exist") }
+        // A deleted record can only keep the server's side: nothing resurrects it, but the entry must still close.
+        guard !current.isDeleted || request.choice == .server else {
+            throw SyncError(.recordDeleted, "\(key) was deleted; only the server choice can close this conflict")
+        }
         let values = try resolutionValues(conflict.entry, request, role: principal.role)
         let seq = nextSeq()
         var record = current
@@ -23,7 +28,7 @@ extension Workspace {
             record.fieldMeta[name] = meta
         }
         close(id, choice: request.choice, by: principal, seq: seq, record: &record)
-        commit(record, before: current, seq: seq, type: .upsert, author: principal)
+        commit(record, before: current, seq: seq, type: current.isDeleted ? .delete : .upsert, author: principal)
     }
 
     private func resolutionValues(_ entry: ConflictEntry, _ request: ResolveRequest, role: Role) throws(SyncError) -> [String: JSONValue] {
