@@ -24,20 +24,21 @@ public enum JSONValue: Sendable {
 extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        // Each failed attempt costs a thrown DecodingError, so the likeliest payload types go first.
         if container.decodeNil() {
             self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
         } else if let value = try? container.decode(Int64.self) {
             self = .int(value)
         } else if let value = try? container.decode(Double.self) {
             self = .double(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode([String: JSONValue].self) {
+            self = .object(value)
         } else {
-            self = .object(try container.decode([String: JSONValue].self))
+            self = .array(try container.decode([JSONValue].self))
         }
     }
 
@@ -182,14 +183,75 @@ extension JSONValue {
         try JSONDecoder().decode(type, from: try JSONEncoder().encode(self))
     }
 
-    /// The canonical encoding: object keys sorted, no insignificant whitespace, slashes unescaped.
+    /// The canonical encoding: object keys sorted, no insignificant whitespace, slashes and
+    /// non-ASCII characters unescaped, integral doubles written as integers.
     ///
-    /// Equal trees (in the sense of `==`, up to integral doubles) give equal bytes, which makes the
-    /// encoding usable as a fingerprint.
+    /// Equal trees (in the sense of `==`) give equal bytes, which makes the encoding usable as a
+    /// fingerprint. Written by hand because it runs once per pushed op: it must be cheap.
     public func canonicalData() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding a JSONValue tree cannot fail: every case maps onto a JSON primitive.
-        return (try? encoder.encode(self)) ?? Data("null".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        writeCanonical(into: &bytes)
+        return Data(bytes)
+    }
+
+    private func writeCanonical(into bytes: inout [UInt8]) {
+        switch self {
+        case .null: bytes.append(contentsOf: "null".utf8)
+        case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        case .int(let value): bytes.append(contentsOf: String(value).utf8)
+        case .double(let value): bytes.append(contentsOf: Self.canonicalNumber(value).utf8)
+        case .string(let value): Self.writeString(value, into: &bytes)
+        case .array(let values):
+            bytes.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                value.writeCanonical(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            for (index, key) in members.keys.sorted().enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                Self.writeString(key, into: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                members[key]!.writeCanonical(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Integral doubles print as integers (so `2.0` and `2` agree); non-finite numbers as `null`.
+    private static func canonicalNumber(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        if let integral = Int64(exactly: value) { return String(integral) }
+        return "\(value)"
+    }
+
+    private static func writeString(_ value: String, into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        if !value.utf8.contains(where: needsEscape) {
+            bytes.append(contentsOf: value.utf8)
+        } else {
+            for byte in value.utf8 {
+                if !needsEscape(byte) {
+                    bytes.append(byte)
+                } else if byte < 0x20 {
+                    bytes.append(contentsOf: "\\u00".utf8)
+                    bytes += [hexDigit(byte >> 4), hexDigit(byte & 0xF)]
+                } else {
+                    bytes += [UInt8(ascii: "\\"), byte]
+                }
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 }

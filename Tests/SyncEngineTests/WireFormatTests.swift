@@ -31,6 +31,9 @@ struct WireFormatTests {
         #expect(try tree.decode(as: OrderLine.self) == line)
         let canonical = JSONValue.object(["b": 1, "a": ["y": "/", "x": 2.5]]).canonicalData()
         #expect(String(decoding: canonical, as: UTF8.self) == #"{"a":{"x":2.5,"y":"/"},"b":1}"#)
+        let escaped = JSONValue.array(["q\"b\\\n", "é", 2.0, .double(.nan), nil, false]).canonicalData()
+        #expect(String(decoding: escaped, as: UTF8.self) == #"["q\"b\\\u000a","é",2,null,null,false]"#)
+        #expect(try JSONDecoder().decode(JSONValue.self, from: escaped).arrayValue?[0] == "q\"b\\\n")
     }
 
     @Test("Every error code of PROTOCOL.md is catalogued with its HTTP status")

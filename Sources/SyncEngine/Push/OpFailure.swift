@@ -38,7 +38,7 @@ extension CollectionSchema {
     /// The payload a create produces: defaults, then the op's values, then the author's scope
     /// when the record carries neither `assigneeId` nor `teamId`.
     func createdPayload(from fields: [String: FieldChange], author: Principal) -> [String: JSONValue] {
-        var payload = self.fields.compactMapValues(\.defaultValue).overlaid(with: fields)
+        var payload = defaults.overlaid(with: fields)
         if payload[ScopeFields.assignee] == nil, payload[ScopeFields.team] == nil {
             payload.merge(author.defaultScopeFields) { own, _ in own }
         }

@@ -5,17 +5,24 @@ import SyncProtocol
 ///
 /// Covers every member of the op as the device sent it, normalized so that spellings with the
 /// same meaning agree: `entityKey` defaults to `recordId`, `dependsOn` is sorted and
-/// de-duplicated (empty = absent), empty `fields` = absent, `old: null` = no `old`. The batch's
-/// `schemaVersion` is not part of an op and is not covered. Keys are sorted, numbers printed
-/// the way `JSONEncoder` prints them.
+/// de-duplicated (empty = absent), empty `fields` = absent, `old: null` = no `old`, `2.0` = `2`.
+/// The batch's `schemaVersion` is not part of an op and is not covered. The bytes are the
+/// canonical JSON (``JSONValue/canonicalData()``) of the op's PROTOCOL.md shape, built without
+/// `Codable` because this runs for every pushed op.
 enum OpFingerprint {
     static func canonicalData(of op: PushOp) -> Data {
-        var normalized = op
-        normalized.entityKey = op.effectiveEntityKey
+        var members: [String: JSONValue] = [
+            "opId": .string(op.opId), "clientSeq": .int(op.clientSeq), "collection": .string(op.collection),
+            "recordId": .string(op.recordId), "type": .string(op.type.rawValue), "entityKey": .string(op.effectiveEntityKey),
+            "occurredAt": .string(op.occurredAt),
+        ]
+        if let base = op.baseServerSeq { members["baseServerSeq"] = .int(base) }
+        if let fields = op.fields, !fields.isEmpty {
+            members["fields"] = .object(fields.mapValues { .object(["old": $0.old ?? .null, "new": $0.new]) })
+        }
         let dependsOn = Set(op.dependsOn ?? []).sorted()
-        normalized.dependsOn = dependsOn.isEmpty ? nil : dependsOn
-        normalized.fields = op.fields?.isEmpty == false ? op.fields : nil
-        // PushOp holds only strings, numbers and JSON values: encoding it cannot fail.
-        return ((try? JSONValue(encoding: normalized)) ?? .null).canonicalData()
+        if !dependsOn.isEmpty { members["dependsOn"] = .array(dependsOn.map(JSONValue.string)) }
+        if let resolves = op.resolves { members["resolves"] = .string(resolves) }
+        return JSONValue.object(members).canonicalData()
     }
 }

@@ -61,8 +61,10 @@ struct OpValidator {
             }
         }
         if op.type == .create {
-            let payload = collection.fields.compactMapValues(\.defaultValue).overlaid(with: fields)
-            if let missing = collection.fields.keys.sorted().first(where: { collection.fields[$0]!.required && payload[$0] == nil }) {
+            let missing = collection.requiredFields.first { name in
+                collection.defaults[name] == nil && (fields[name]?.new ?? .null).isNull
+            }
+            if let missing {
                 throw .rejected(.validationFailed, "\(missing) is required", field: missing)
             }
         }

@@ -32,13 +32,19 @@ public struct LockRule: Codable, Sendable, Hashable {
 /// collection, default 1) and `migrations` (``MigrationStep``s).
 public struct CollectionSchema: Sendable, Hashable {
     /// Every field, including the common `assigneeId` and `teamId`.
-    public var fields: [String: FieldSpec]
+    public var fields: [String: FieldSpec] {
+        didSet { derive() }
+    }
     /// Roles that may write records of this collection.
     public var writeRoles: [Role]
     public var policy: ConflictPolicy
     public var lock: LockRule?
     public var since: Int
     public var migrations: [MigrationStep]
+    /// The `default` of every field that has one (kept in step with `fields`: used on every create).
+    public private(set) var defaults: [String: JSONValue] = [:]
+    /// The names of the fields required on create, sorted.
+    public private(set) var requiredFields: [String] = []
 
     /// The roles allowed to write when a collection does not say.
     public static let defaultWriteRoles: [Role] = [.field, .dispatcher, .admin]
@@ -53,6 +59,12 @@ public struct CollectionSchema: Sendable, Hashable {
         self.lock = lock
         self.since = since
         self.migrations = migrations
+        derive()
+    }
+
+    private mutating func derive() {
+        defaults = fields.compactMapValues(\.defaultValue)
+        requiredFields = fields.filter(\.value.required).keys.sorted()
     }
 
     /// Whether `role` may write `field` (`nil`: the collection as a whole, e.g. for a delete).
@@ -64,6 +76,7 @@ public struct CollectionSchema: Sendable, Hashable {
 }
 
 extension CollectionSchema: Codable {
+    // The derived `defaults` and `requiredFields` are not part of the document.
     private enum CodingKeys: String, CodingKey {
         case fields, writeRoles, policy, lock, since, migrations
     }

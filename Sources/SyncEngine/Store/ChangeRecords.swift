@@ -76,16 +76,16 @@ public struct OutboxEvent: Hashable, Codable, Sendable {
         self.audience = audience
     }
 
-    /// The `data:` JSON of the event, as PROTOCOL "Live events" defines it per type.
+    /// The `data:` JSON of the event, as PROTOCOL "Live events" defines it per type
+    /// (the shapes of ``ConflictEvent``, ``OrderEvent`` and ``RecordChangedEvent``).
     public var data: JSONValue {
         switch type {
         case .conflictOpened, .conflictResolved:
-            return (try? JSONValue(encoding: ConflictEvent(conflictId: conflictId ?? "", collection: collection, recordId: recordId))) ?? .null
+            return ["conflictId": .string(conflictId ?? ""), "collection": .string(collection), "recordId": .string(recordId)]
         case .orderCreated, .orderStatusChanged:
-            return (try? JSONValue(encoding: OrderEvent(orderId: recordId, status: status ?? "", serverSeq: serverSeq ?? 0))) ?? .null
+            return ["orderId": .string(recordId), "status": .string(status ?? ""), "serverSeq": .int(serverSeq ?? 0)]
         default:
-            return (try? JSONValue(encoding: RecordChangedEvent(collection: collection, recordId: recordId, serverSeq: serverSeq ?? 0)))
-                ?? .null
+            return ["collection": .string(collection), "recordId": .string(recordId), "serverSeq": .int(serverSeq ?? 0)]
         }
     }
 }
