@@ -22,8 +22,10 @@ struct FieldMerge {
                 merged[name] = change.new
                 continue
             }
-            let spec = op.collection.fields[name]
-            let clientWins = spec?.precedence != nil && spec!.precedenceRank(of: change.new) > spec!.precedenceRank(of: serverValue)
+            var clientWins = false
+            if let spec = op.collection.fields[name], spec.precedence != nil {
+                clientWins = spec.precedenceRank(of: change.new) > spec.precedenceRank(of: serverValue)
+            }
             conflicts.append(
                 FieldConflict(
                     field: name, clientOld: change.old, clientNew: change.new, serverCurrent: serverValue, serverSeq: meta.seq,

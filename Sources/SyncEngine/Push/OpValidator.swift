@@ -53,8 +53,9 @@ struct OpValidator {
         guard let occurredAt = RFC3339.date(from: op.occurredAt) else {
             throw .rejected(.validationFailed, "occurredAt is not an RFC 3339 timestamp", field: "occurredAt")
         }
+        // Every name is declared: unknown fields were rejected before.
         for (name, change) in fields.sorted(by: { $0.key < $1.key }) {
-            let spec = collection.fields[name]!
+            guard let spec = collection.fields[name] else { continue }
             if let problem = spec.problem(with: change.new, path: name, allowNull: !spec.required) {
                 throw OpFailure(code: .validationFailed, message: "\(problem.path) \(problem.reason)",
                                 details: ["field": .string(name), "path": .string(problem.path)])

@@ -117,7 +117,7 @@ public struct PushProcessor: Sendable {
             var body = pending
             body.result = result
             let op = pending.op
-            workspace.record(
+            workspace.log(
                 OpLogEntry(
                     deviceId: pending.author.deviceId, opId: op.opId, clientSeq: op.clientSeq, entityKey: op.effectiveEntityKey,
                     collection: op.collection, recordId: op.recordId, authorId: pending.author.userId, fingerprint: pending.fingerprint,

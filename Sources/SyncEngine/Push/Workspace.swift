@@ -28,8 +28,8 @@ struct Workspace {
     /// How many changes (sequence numbers) the transaction needs.
     var changeCount: Int { sequence.count }
 
-    /// Adds op log rows (and other writes the caller decided) to the write set.
-    mutating func record(_ entry: OpLogEntry) { writes.opLog.append(entry) }
+    /// Adds an op log row to the write set.
+    mutating func log(_ entry: OpLogEntry) { writes.opLog.append(entry) }
 
     mutating func setHighWater(_ highWater: DeviceHighWater) { writes.deviceHighWater = highWater }
 

@@ -32,6 +32,8 @@ public struct PushService: Sendable {
         let batch = PushBatch(principal: principal, schemaVersion: request.schemaVersion, ops: request.ops)
         do {
             return try await store.transaction { tx in try await processor.process(batch, in: tx) }
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
             logger.warning(
                 "push transaction failed, applying its ops one at a time",

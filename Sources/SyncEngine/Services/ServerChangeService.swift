@@ -38,7 +38,10 @@ public struct ServerChangeService: Sendable {
         let writes = try await transact(conflictIds: [id], keys: []) { workspace in
             try workspace.resolve(id, request, by: principal)
         }
-        return writes.resolvedConflicts.first { $0.id == id }!
+        guard let entry = writes.resolvedConflicts.first(where: { $0.id == id }) else {
+            throw SyncError(.internalError, "conflict \(id) was not resolved")
+        }
+        return entry
     }
 
     /// Creates an `orders` record from `POST /v1/orders` (status `SUBMITTED`, author's scope).
@@ -99,7 +102,10 @@ public struct ServerChangeService: Sendable {
                 throw SyncError(result.code ?? .internalError, result.message ?? "the order was not changed", details: result.details)
             }
         }
-        return writes.records.first { $0.key == key }!
+        guard let order = writes.records.first(where: { $0.key == key }) else {
+            throw SyncError(.internalError, "order \(orderId) was not written")
+        }
+        return order
     }
 
     private static func checkDecidable(_ order: StoredRecord?, orderId: String) throws(SyncError) {

@@ -41,6 +41,10 @@ public struct OpLogEntry: Hashable, Codable, Sendable {
 
     public var status: OpStatus { result.status }
     public var code: ErrorCode? { result.code }
+
+    /// The attachment ids a deferred op waits for, directly or through an earlier op of its
+    /// entity. Storage can index them to find the devices to release when an upload finalizes.
+    public var awaitedAttachments: [String] { pending?.missingAttachments ?? [] }
 }
 
 /// An op the server holds (`deferred`): what is needed to re-attempt it later, possibly from a
@@ -66,7 +70,7 @@ public struct PendingOp: Hashable, Codable, Sendable {
         self.result = result
     }
 
-    /// The attachment ids this op waits for (empty unless `DEPENDENCY_PENDING` on its own `dependsOn`).
+    /// The attachment ids this op waits for (its own `dependsOn`, or those of the earlier op of its entity it waits behind).
     public var missingAttachments: [String] { result.missing?.attachmentIds ?? [] }
 }
 
