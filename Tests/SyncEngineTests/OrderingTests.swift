@@ -98,6 +98,13 @@ struct OrderingTests {
         #expect(stillWaiting.status == .deferred && stillWaiting.missing == .clientSeqs([4]) && stillWaiting.replayed == true)
     }
 
+    @Test("Rule 2: the missing seqs listed are capped by configuration")
+    func missingCapped() async throws {
+        var h = try Harness(configuration: SyncConfiguration(maxMissingListed: 3))
+        let far = h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "t"], seq: 1_000_000)
+        #expect(try await h.push1(far, by: People.ana).missing == .clientSeqs([1, 2, 3]))
+    }
+
     @Test("Rule 2: a new opId at or below the high-water mark is CLIENT_SEQ_REGRESSED")
     func regressed() async throws {
         var h = try Harness()
@@ -129,8 +136,11 @@ struct OrderingTests {
         let result = try await h.push1(op, by: People.ana)
         #expect(result.status == .deferred && result.code == .dependencyPending && result.missing == .attachments(["att-1"]))
         #expect(await h.record("part_usage", "p-1") == nil)
+        let held = try #require(await h.state.opLog["dev-ana"]?[op.opId])
+        #expect(held.status == .deferred && held.pending?.op == op && held.awaitedAttachments == ["att-1"])
         await h.store.finalizeAttachment("att-1")
         let released = try await h.service.releaseDeferred(deviceId: "dev-ana")
+        #expect(await h.state.opLog["dev-ana"]?[op.opId]?.pending == nil)
         #expect(released.settled.map(\.status) == [.applied])
         #expect(await h.record("part_usage", "p-1")?.payload["photo"] == "att-1")
         let replay = try await h.push1(op, by: People.ana)
