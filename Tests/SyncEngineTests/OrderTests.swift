@@ -61,6 +61,21 @@ struct OrderTests {
         #expect(rejected.payload["status"] == "REJECTED" && rejected.payload["rejectionReason"] == "no stock")
     }
 
+    @Test("Order changes can join a transaction the caller holds and roll back with it")
+    func callerTransaction() async throws {
+        let h = try Harness()
+        let (changes, request) = (h.changes, request)
+        await #expect(throws: InjectedStoreFailure.self) {
+            try await h.store.transaction { tx in
+                _ = try await changes.createOrder(request, by: People.ana, in: tx)
+                throw InjectedStoreFailure()
+            }
+        }
+        #expect(await h.record("orders", "ord-1") == nil)
+        let order = try await h.store.transaction { tx in try await changes.createOrder(request, by: People.ana, in: tx) }
+        #expect(await h.record("orders", "ord-1") == order)
+    }
+
     @Test("Orders pushed by devices start SUBMITTED; only the office moves status, along the declared transitions")
     func pushedOrders() async throws {
         var h = try Harness()

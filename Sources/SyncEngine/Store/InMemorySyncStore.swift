@@ -76,7 +76,9 @@ public actor InMemorySyncStore: SyncStore {
 }
 
 /// The failure ``InMemorySyncStore/failWrites(when:)`` injects.
-public struct InjectedStoreFailure: Error, Hashable {}
+public struct InjectedStoreFailure: Error, Hashable {
+    public init() {}
+}
 
 /// One in-memory transaction: a private copy of the state behind a mutex (the transaction
 /// object crosses into the body's task, so it must be `Sendable`).
