@@ -1,0 +1,161 @@
+import Foundation
+import SyncProtocol
+
+/// One push (or a re-run of deferred ops) inside one transaction: rules 1 to 8 of PROTOCOL.md.
+///
+/// The processor reads everything it needs in a fixed handful of calls, decides all ops in
+/// memory, then reserves sequence numbers and hands the store one ``WriteSet``. It keeps no
+/// state between calls: re-running it on a subset of the ops (rule 9 fallback, see
+/// ``PushService``) is just another call.
+///
+/// ```swift
+/// let processor = PushProcessor(schema: try .builtIn(), digest: { sha256Hex($0) })
+/// let outcome = try await store.transaction { tx in
+///     try await processor.process(PushBatch(principal: ana, schemaVersion: 3, ops: request.ops), in: tx)
+/// }
+/// ```
+///
+/// **Fingerprint.** An op's fingerprint is `digest(canonical JSON of the op)`, see
+/// ``fingerprint(of:)``. The default digest is the canonical JSON text itself (exact, but as
+/// long as the op); production passes SHA-256 hex.
+public struct PushProcessor: Sendable {
+    public let schema: Schema
+    public let configuration: SyncConfiguration
+    private let clock: @Sendable () -> Date
+    private let makeId: @Sendable () -> String
+    private let digest: @Sendable (Data) -> String
+
+    /// - Parameters:
+    ///   - clock: the server clock; the device clock never decides anything but the `occurredAt` window.
+    ///   - makeId: new conflict entry ids.
+    ///   - digest: turns an op's canonical bytes into its stored fingerprint.
+    public init(
+        schema: Schema, configuration: SyncConfiguration = SyncConfiguration(), clock: @escaping @Sendable () -> Date = { Date() },
+        makeId: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
+        digest: @escaping @Sendable (Data) -> String = { String(decoding: $0, as: UTF8.self) }
+    ) {
+        self.schema = schema
+        self.configuration = configuration
+        self.clock = clock
+        self.makeId = makeId
+        self.digest = digest
+    }
+
+    /// The idempotency fingerprint of an op: `digest` of its canonical JSON (see `OpFingerprint`).
+    public func fingerprint(of op: PushOp) -> String {
+        digest(OpFingerprint.canonicalData(of: op))
+    }
+
+    /// Runs one push of `batch.principal`'s device, together with the device's deferred ops.
+    ///
+    /// - Returns: one result per op of the batch in its order, plus the settled deferred ops.
+    /// - Throws: only errors of the transaction; op failures are results.
+    public func process(_ batch: PushBatch, in tx: any SyncTransaction) async throws -> PushOutcome {
+        let now = clock()
+        let incoming = batch.ops.map { op in
+            PendingOp(
+                op: op, schemaVersion: batch.schemaVersion, author: batch.principal, receivedAt: now, fingerprint: fingerprint(of: op),
+                result: OpResult(opId: op.opId, status: .deferred))
+        }
+        return try await run(deviceId: batch.principal.deviceId, incoming: incoming, blocked: batch.blockedEntities, now: now, in: tx)
+    }
+
+    /// Re-attempts a device's deferred ops, e.g. after an attachment they wait for was finalized.
+    ///
+    /// - Returns: the re-attempted ops' results in ``PushOutcome/settled``.
+    public func releaseDeferred(deviceId: String, in tx: any SyncTransaction) async throws -> PushOutcome {
+        try await run(deviceId: deviceId, incoming: [], blocked: [:], now: clock(), in: tx)
+    }
+
+    private func run(
+        deviceId: String, incoming: [PendingOp], blocked: [String: String], now: Date, in tx: any SyncTransaction
+    ) async throws -> PushOutcome {
+        let device = try await tx.lockDevice(deviceId)
+        let stored = incoming.isEmpty ? [] : try await tx.opLogEntries(deviceId: deviceId, opIds: incoming.map(\.op.opId))
+        let intake = Intake(incoming: incoming, device: device, stored: stored, maxMissing: configuration.maxMissingListed)
+        var run = try await loadRun(for: intake.attempts, blocked: blocked, now: now, in: tx)
+        var results: [String: OpResult] = [:]
+        for pending in intake.attempts {
+            results[pending.op.opId] = run.attempt(pending)
+        }
+        for (pending, missing) in intake.waiting {
+            results[pending.op.opId] = OpResult(
+                opId: pending.op.opId, status: .deferred, code: .awaitingPredecessor, message: "an earlier clientSeq has not arrived",
+                recordId: pending.op.recordId, missing: .clientSeqs(missing))
+        }
+        recordOpLog(intake: intake, results: results, into: &run.workspace)
+        if intake.highWater != device.highWater {
+            run.workspace.setHighWater(DeviceHighWater(deviceId: deviceId, highWater: intake.highWater))
+        }
+        let count = run.workspace.changeCount
+        let first = count > 0 ? try await tx.reserveSequence(count: count) : nil
+        let map = ProvisionalSequence.finalize(first: first)
+        let writes = run.workspace.finish(map)
+        if !writes.isEmpty { try await tx.write(writes) }
+        return outcome(incoming: incoming, intake: intake, results: results.mapValues { $0.renumbered(map) }, highest: first.map { $0 + Int64(count) - 1 })
+    }
+
+    /// Loads the records, attachment states and conflict entries the attempts touch.
+    private func loadRun(for attempts: [PendingOp], blocked: [String: String], now: Date, in tx: any SyncTransaction) async throws -> BatchRun {
+        // Lock order everywhere: device row, conflict entries, records (sorted), sequence counter.
+        let conflictIds = Set(attempts.compactMap(\.op.resolves)).sorted()
+        let conflicts = conflictIds.isEmpty ? [] : try await tx.conflicts(ids: conflictIds)
+        let keys = Set(attempts.map { RecordKey(collection: $0.op.collection, recordId: $0.op.recordId) }).sorted()
+        let records = keys.isEmpty ? [] : try await tx.lockRecords(keys)
+        let attachmentIds = Set(attempts.flatMap { $0.op.dependsOn ?? [] }).sorted()
+        let finalized = attachmentIds.isEmpty ? [] : try await tx.finalizedAttachments(among: attachmentIds)
+        return BatchRun(
+            workspace: Workspace(schema: schema, now: now, makeId: makeId, records: records, conflicts: conflicts),
+            validator: OpValidator(schema: schema, configuration: configuration), finalized: finalized,
+            blocked: blocked.mapValues { BatchRun.Block.failed(opId: $0) })
+    }
+
+    /// Adds an op log row for every op first received now, and for held ops whose result changed.
+    private func recordOpLog(intake: Intake, results: [String: OpResult], into workspace: inout Workspace) {
+        for pending in intake.attempts + intake.waiting.map(\.op) {
+            guard let result = results[pending.op.opId], intake.fresh.contains(pending.op.opId) || result != pending.result else { continue }
+            var body = pending
+            body.result = result
+            let op = pending.op
+            workspace.log(
+                OpLogEntry(
+                    deviceId: pending.author.deviceId, opId: op.opId, clientSeq: op.clientSeq, entityKey: op.effectiveEntityKey,
+                    collection: op.collection, recordId: op.recordId, authorId: pending.author.userId, fingerprint: pending.fingerprint,
+                    result: result, pending: result.status == .deferred ? body : nil))
+        }
+    }
+
+    /// Answers the incoming ops in request order; results of held ops not in the request are `settled`.
+    private func outcome(incoming: [PendingOp], intake: Intake, results: [String: OpResult], highest: Int64?) -> PushOutcome {
+        let answers = zip(incoming, intake.answers).map { pending, answer in
+            switch answer {
+            case .stored(let entry):
+                return entry.result.replaying()
+            case .run(let opId, let replayed):
+                // A stored deferred row the device state did not list would be a store inconsistency: retry.
+                let result = results[opId] ?? OpResult(opId: opId, status: .retry, code: .temporarilyUnavailable)
+                return replayed ? result.replaying() : result
+            case .reused:
+                return OpResult(
+                    opId: pending.op.opId, status: .rejected, code: .idempotencyKeyReused,
+                    message: "this opId was used for a different op", recordId: pending.op.recordId)
+            case .regressed:
+                return OpResult(
+                    opId: pending.op.opId, status: .rejected, code: .clientSeqRegressed,
+                    message: "clientSeq \(pending.op.clientSeq) was already received", recordId: pending.op.recordId)
+            }
+        }
+        let requested = Set(incoming.map(\.op.opId))
+        let settled = (intake.attempts + intake.waiting.map(\.op)).filter { !requested.contains($0.op.opId) }.compactMap { results[$0.op.opId] }
+        return PushOutcome(results: answers, settled: settled, highestServerSeq: highest)
+    }
+}
+
+extension OpResult {
+    /// This stored result as a replay answers it.
+    func replaying() -> OpResult {
+        var copy = self
+        copy.replayed = true
+        return copy
+    }
+}

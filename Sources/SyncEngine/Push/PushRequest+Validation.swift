@@ -1,0 +1,30 @@
+import SyncProtocol
+
+extension PushRequest {
+    /// The whole-request checks of a push: `VALIDATION_FAILED` naming the offending member in
+    /// `details.field` (`ops`, `deviceId`, `ops[3].opId`, …); nothing is applied when they fail.
+    ///
+    /// Checks: at most `maxOpsPerPush` ops; well-formed device, op, record, entity and
+    /// attachment ids; `clientSeq >= 1`; no op id or `clientSeq` twice in the request.
+    ///
+    /// - Throws: ``SyncError`` with code `VALIDATION_FAILED`.
+    public func validate(_ configuration: SyncConfiguration) throws(SyncError) {
+        guard ops.count <= configuration.maxOpsPerPush else {
+            throw .validation("ops", "at most \(configuration.maxOpsPerPush) ops per push")
+        }
+        guard DeviceIdentifier.isValid(deviceId) else { throw .validation("deviceId", "malformed deviceId") }
+        var opIds: Set<String> = []
+        var seqs: Set<Int64> = []
+        for (index, op) in ops.enumerated() {
+            let path = "ops[\(index)]"
+            let ids = [("opId", op.opId), ("recordId", op.recordId), ("entityKey", op.effectiveEntityKey)]
+                + (op.dependsOn ?? []).map { ("dependsOn", $0) }
+            if let (name, _) = ids.first(where: { !DeviceIdentifier.isValid($0.1) }) {
+                throw .validation("\(path).\(name)", "\(name) must be 1-128 characters of [A-Za-z0-9._:-]")
+            }
+            guard op.clientSeq >= 1 else { throw .validation("\(path).clientSeq", "clientSeq starts at 1") }
+            guard opIds.insert(op.opId).inserted else { throw .validation("\(path).opId", "opId appears twice") }
+            guard seqs.insert(op.clientSeq).inserted else { throw .validation("\(path).clientSeq", "clientSeq appears twice") }
+        }
+    }
+}

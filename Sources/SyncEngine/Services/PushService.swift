@@ -1,0 +1,76 @@
+import Support
+import SyncProtocol
+
+/// Pushes with rule 9: one transaction for the whole batch, and when that transaction fails,
+/// each op again in its own transaction, so a database error in one op does not undo the others.
+///
+/// ```swift
+/// let service = PushService(store: store, processor: processor, logger: logger)
+/// let outcome = try await service.push(request, by: principal)
+/// ```
+public struct PushService: Sendable {
+    public let store: any SyncStore
+    public let processor: PushProcessor
+    private let logger: Logger
+
+    public init(store: any SyncStore, processor: PushProcessor, logger: Logger) {
+        self.store = store
+        self.processor = processor
+        self.logger = logger
+    }
+
+    /// Validates and runs one push.
+    ///
+    /// - Returns: one result per op, in request order. An op whose own transaction failed gets
+    ///   `retry` / `TEMPORARILY_UNAVAILABLE` and nothing of it is stored.
+    /// - Throws: ``SyncError`` (`VALIDATION_FAILED`) when the request itself is invalid.
+    public func push(_ request: PushRequest, by principal: Principal) async throws -> PushOutcome {
+        try request.validate(processor.configuration)
+        guard request.deviceId == principal.deviceId else {
+            throw SyncError.validation("deviceId", "deviceId does not match the authenticated device")
+        }
+        let batch = PushBatch(principal: principal, schemaVersion: request.schemaVersion, ops: request.ops)
+        do {
+            return try await store.transaction { tx in try await processor.process(batch, in: tx) }
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            logger.warning(
+                "push transaction failed, applying its ops one at a time",
+                metadata: ["device.id": principal.deviceId, "error": "\(error)"])
+            return await pushOneByOne(batch)
+        }
+    }
+
+    /// Re-attempts a device's deferred ops in one transaction (after an attachment finalized).
+    public func releaseDeferred(deviceId: String) async throws -> PushOutcome {
+        try await store.transaction { tx in try await processor.releaseDeferred(deviceId: deviceId, in: tx) }
+    }
+
+    /// The rule 9 fallback: each op in `clientSeq` order in its own transaction.
+    private func pushOneByOne(_ batch: PushBatch) async -> PushOutcome {
+        var results: [String: OpResult] = [:]
+        var blocked: [String: String] = [:]
+        var settled: [OpResult] = []
+        var highest: Int64?
+        for op in batch.ops.sorted(by: { $0.clientSeq < $1.clientSeq }) {
+            let single = PushBatch(principal: batch.principal, schemaVersion: batch.schemaVersion, ops: [op], blockedEntities: blocked)
+            do {
+                let outcome = try await store.transaction { tx in try await processor.process(single, in: tx) }
+                let result = outcome.results[0]
+                results[op.opId] = result
+                if result.replayed != true, result.status == .conflict || result.status == .rejected, blocked[op.effectiveEntityKey] == nil {
+                    blocked[op.effectiveEntityKey] = op.opId
+                }
+                settled += outcome.settled
+                highest = [highest, outcome.highestServerSeq].compactMap { $0 }.max()
+            } catch {
+                logger.error("op failed in its own transaction", metadata: ["op.id": op.opId, "error": "\(error)"])
+                results[op.opId] = OpResult(
+                    opId: op.opId, status: .retry, code: .temporarilyUnavailable, message: "temporary failure, retry later",
+                    recordId: op.recordId)
+            }
+        }
+        return PushOutcome(results: batch.ops.compactMap { results[$0.opId] }, settled: settled, highestServerSeq: highest)
+    }
+}

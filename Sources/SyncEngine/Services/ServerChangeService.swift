@@ -1,0 +1,151 @@
+import Foundation
+import SyncProtocol
+
+/// Changes that originate on the server — conflict resolutions and order decisions — written
+/// the same way pushes are: one transaction, records locked, one ``WriteSet`` with new
+/// sequence numbers, change log rows and live events.
+///
+/// ```swift
+/// let changes = ServerChangeService(store: store, schema: schema)
+/// let entry = try await changes.resolveConflict("c-1", ResolveRequest(choice: .server), by: dispatcher)
+/// let order = try await changes.confirmOrder("ord-7", by: dispatcher)
+/// ```
+///
+/// Every method throws ``SyncError`` for a refused request (its `code` maps to the HTTP status).
+/// Each runs in its own transaction, or in `transaction` when the caller passes one it holds
+/// (e.g. to store an `Idempotency-Key` row in the same commit).
+public struct ServerChangeService: Sendable {
+    public let store: any SyncStore
+    public let schema: Schema
+    private let clock: @Sendable () -> Date
+    private let makeId: @Sendable () -> String
+
+    public init(
+        store: any SyncStore, schema: Schema, clock: @escaping @Sendable () -> Date = { Date() },
+        makeId: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
+    ) {
+        self.store = store
+        self.schema = schema
+        self.clock = clock
+        self.makeId = makeId
+    }
+
+    /// Resolves an open conflict entry (`server`, `device` or `merge`).
+    ///
+    /// - Returns: the resolved entry.
+    /// - Throws: `NOT_FOUND`, `FORBIDDEN` (not the author, dispatcher or admin),
+    ///   `CONFLICT_ALREADY_RESOLVED`, `RECORD_DELETED` (device or merge on a deleted record),
+    ///   and for `merge` the field codes of rule 4.
+    public func resolveConflict(
+        _ id: String, _ request: ResolveRequest, by principal: Principal, in transaction: (any SyncTransaction)? = nil
+    ) async throws -> ConflictEntry {
+        let writes = try await transact(conflictIds: [id], keys: [], in: transaction) { workspace in
+            try workspace.resolve(id, request, by: principal)
+        }
+        guard let entry = writes.resolvedConflicts.first(where: { $0.id == id }) else {
+            throw SyncError(.internalError, "conflict \(id) was not resolved")
+        }
+        return entry
+    }
+
+    /// Creates an `orders` record from `POST /v1/orders` (status `SUBMITTED`, author's scope).
+    ///
+    /// - Throws: `VALIDATION_FAILED`, `RECORD_EXISTS`, or another rule 4 code.
+    public func createOrder(_ request: OrderRequest, by principal: Principal, in transaction: (any SyncTransaction)? = nil) async throws -> StoredRecord {
+        guard DeviceIdentifier.isValid(request.orderId) else { throw SyncError.validation("orderId", "malformed orderId") }
+        var fields: [String: FieldChange] = [
+            "customerId": FieldChange(new: .string(request.customerId)), "lines": FieldChange(new: try JSONValue(encoding: request.lines)),
+        ]
+        if let note = request.note { fields["note"] = FieldChange(new: .string(note)) }
+        return try await changeOrder(request.orderId, type: .create, fields: fields, by: principal, in: transaction)
+    }
+
+    /// Confirms a `SUBMITTED` order.
+    ///
+    /// - Throws: `FORBIDDEN` unless dispatcher or admin, `NOT_FOUND`, `ORDER_NOT_SUBMITTED`.
+    public func confirmOrder(_ orderId: String, by principal: Principal, in transaction: (any SyncTransaction)? = nil) async throws -> StoredRecord {
+        try await decideOrder(orderId, status: .confirmed, reason: nil, by: principal, in: transaction)
+    }
+
+    /// Rejects a `SUBMITTED` order; `reason` fills `rejectionReason`.
+    ///
+    /// - Throws: `FORBIDDEN` unless dispatcher or admin, `NOT_FOUND`, `ORDER_NOT_SUBMITTED`.
+    public func rejectOrder(
+        _ orderId: String, reason: String, by principal: Principal, in transaction: (any SyncTransaction)? = nil
+    ) async throws -> StoredRecord {
+        try await decideOrder(orderId, status: .rejected, reason: reason, by: principal, in: transaction)
+    }
+
+    private func decideOrder(
+        _ orderId: String, status: OrderStatus, reason: String?, by principal: Principal, in transaction: (any SyncTransaction)?
+    ) async throws -> StoredRecord {
+        guard principal.role.isOffice else { throw SyncError(.forbidden, "only dispatchers and admins decide orders") }
+        var fields = [OrderEvents.statusField: FieldChange(old: .string(OrderStatus.submitted.rawValue), new: .string(status.rawValue))]
+        if let reason { fields["rejectionReason"] = FieldChange(new: .string(reason)) }
+        return try await changeOrder(orderId, type: .update, fields: fields, by: principal, in: transaction)
+    }
+
+    /// Runs a server-made op on an order through the same validation and decision as a push.
+    private func changeOrder(
+        _ orderId: String, type: OpType, fields: [String: FieldChange], by principal: Principal, in transaction: (any SyncTransaction)?
+    ) async throws -> StoredRecord {
+        let key = RecordKey(collection: OrderEvents.collection, recordId: orderId)
+        let now = clock()
+        let opId = "server:" + makeId()
+        let validator = OpValidator(schema: schema, configuration: SyncConfiguration())
+        let writes = try await transact(conflictIds: [], keys: [key], in: transaction) { workspace in
+            let current = workspace.records[key]
+            if type == .update { try Self.checkDecidable(current, orderId: orderId) }
+            let op = PushOp(
+                opId: opId, clientSeq: 0, collection: key.collection, recordId: orderId, type: type,
+                baseServerSeq: current?.serverSeq, occurredAt: RFC3339.string(from: now), fields: fields)
+            let pending = PendingOp(
+                op: op, schemaVersion: schema.version, author: principal, receivedAt: now, fingerprint: "",
+                result: OpResult(opId: opId, status: .deferred))
+            let result: OpResult
+            do throws(OpFailure) {
+                result = workspace.apply(try validator.validate(pending, current: current, conflicts: [:]))
+            } catch {
+                throw SyncError(error.code, error.message, details: error.details)
+            }
+            guard result.status == .applied else {
+                throw SyncError(result.code ?? .internalError, result.message ?? "the order was not changed", details: result.details)
+            }
+        }
+        guard let order = writes.records.first(where: { $0.key == key }) else {
+            throw SyncError(.internalError, "order \(orderId) was not written")
+        }
+        return order
+    }
+
+    private static func checkDecidable(_ order: StoredRecord?, orderId: String) throws(SyncError) {
+        guard let order, !order.isDeleted else { throw SyncError(.notFound, "no order \(orderId)") }
+        guard order.payload[OrderEvents.statusField]?.stringValue == OrderStatus.submitted.rawValue else {
+            throw SyncError(.orderNotSubmitted, "order \(orderId) is not SUBMITTED")
+        }
+    }
+
+    /// Runs `change` in `transaction`, or in a new one.
+    private func transact(
+        conflictIds: [String], keys: [RecordKey], in transaction: (any SyncTransaction)?,
+        _ change: @escaping @Sendable (inout Workspace) throws -> Void
+    ) async throws -> WriteSet {
+        if let transaction { return try await write(conflictIds: conflictIds, keys: keys, in: transaction, change) }
+        return try await store.transaction { tx in try await write(conflictIds: conflictIds, keys: keys, in: tx, change) }
+    }
+
+    /// Locks the conflicts, then their records and `keys`; changes, numbers and writes.
+    private func write(
+        conflictIds: [String], keys: [RecordKey], in tx: any SyncTransaction, _ change: (inout Workspace) throws -> Void
+    ) async throws -> WriteSet {
+        let conflicts = conflictIds.isEmpty ? [] : try await tx.conflicts(ids: conflictIds)
+        let allKeys = Set(keys + conflicts.map { RecordKey(collection: $0.entry.collection, recordId: $0.entry.recordId) }).sorted()
+        var workspace = Workspace(schema: schema, now: clock(), makeId: makeId, records: try await tx.lockRecords(allKeys), conflicts: conflicts)
+        try change(&workspace)
+        let count = workspace.changeCount
+        let first = count > 0 ? try await tx.reserveSequence(count: count) : nil
+        let writes = workspace.finish(ProvisionalSequence.finalize(first: first))
+        try await tx.write(writes)
+        return writes
+    }
+}

@@ -1,0 +1,138 @@
+import Synchronization
+import SyncProtocol
+
+/// A ``SyncStore`` in memory, for tests and for Storage's contract suite to compare against.
+///
+/// Transactions run one at a time (a FIFO gate) on a copy of the state; the copy replaces the
+/// state when the body returns and is dropped when it throws, like a rollback.
+///
+/// ```swift
+/// let store = InMemorySyncStore()
+/// await store.finalizeAttachment("att-1")
+/// let outcome = try await PushService(store: store, processor: processor, logger: logger).push(request, by: ana)
+/// let job = await store.state.records[RecordKey(collection: "jobs", recordId: "job-1")]
+/// ```
+public actor InMemorySyncStore: SyncStore {
+    /// Everything the store holds; read it in tests through ``state``.
+    public struct State: Sendable {
+        public var records: [RecordKey: StoredRecord] = [:]
+        /// Op log rows by device id, then op id.
+        public var opLog: [String: [String: OpLogEntry]] = [:]
+        public var highWater: [String: Int64] = [:]
+        public var changes: [ChangeLogEntry] = []
+        public var conflicts: [String: StoredConflict] = [:]
+        public var events: [OutboxEvent] = []
+        public var finalizedAttachments: Set<String> = []
+        /// The last reserved sequence number.
+        public var sequence: Int64 = 0
+
+        public init() {}
+
+        /// The record `collection/recordId`, if it exists (tombstones included).
+        public func record(_ collection: String, _ recordId: String) -> StoredRecord? {
+            records[RecordKey(collection: collection, recordId: recordId)]
+        }
+    }
+
+    /// The committed state.
+    public private(set) var state = State()
+    private var failure: (@Sendable (WriteSet) -> Bool)?
+    private var busy = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    public init() {}
+
+    /// Marks an attachment upload finalized (what Storage's finalize does).
+    public func finalizeAttachment(_ id: String) { state.finalizedAttachments.insert(id) }
+
+    /// Makes ``SyncTransaction/write(_:)`` throw for write sets matching `predicate` (`nil`: never).
+    public func failWrites(when predicate: (@Sendable (WriteSet) -> Bool)?) { failure = predicate }
+
+    public func transaction<T: Sendable>(_ body: @Sendable (any SyncTransaction) async throws -> T) async throws -> T {
+        await enter()
+        defer { leave() }
+        let transaction = InMemoryTransaction(state: state, failure: failure)
+        let value = try await body(transaction)
+        state = transaction.committed()
+        return value
+    }
+
+    private func enter() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    /// Hands the gate to the next waiter (which stays `busy`), or opens it.
+    private func leave() {
+        if waiters.isEmpty {
+            busy = false
+        } else {
+            waiters.removeFirst().resume()
+        }
+    }
+}
+
+/// The failure ``InMemorySyncStore/failWrites(when:)`` injects.
+public struct InjectedStoreFailure: Error, Hashable {
+    public init() {}
+}
+
+/// One in-memory transaction: a private copy of the state behind a mutex (the transaction
+/// object crosses into the body's task, so it must be `Sendable`).
+final class InMemoryTransaction: SyncTransaction, Sendable {
+    private let state: Mutex<InMemorySyncStore.State>
+    private let failure: (@Sendable (WriteSet) -> Bool)?
+
+    init(state: InMemorySyncStore.State, failure: (@Sendable (WriteSet) -> Bool)?) {
+        self.state = Mutex(state)
+        self.failure = failure
+    }
+
+    func committed() -> InMemorySyncStore.State { state.withLock { $0 } }
+
+    func lockDevice(_ deviceId: String) async throws -> DeviceState {
+        state.withLock { state in
+            let pending = (state.opLog[deviceId] ?? [:]).values.compactMap(\.pending).sorted { $0.op.clientSeq < $1.op.clientSeq }
+            return DeviceState(deviceId: deviceId, highWater: state.highWater[deviceId] ?? 0, pending: pending)
+        }
+    }
+
+    func opLogEntries(deviceId: String, opIds: [String]) async throws -> [OpLogEntry] {
+        state.withLock { state in opIds.compactMap { state.opLog[deviceId]?[$0] } }
+    }
+
+    func lockRecords(_ keys: [RecordKey]) async throws -> [StoredRecord] {
+        state.withLock { state in keys.compactMap { state.records[$0] } }
+    }
+
+    func finalizedAttachments(among ids: [String]) async throws -> Set<String> {
+        state.withLock { $0.finalizedAttachments.intersection(ids) }
+    }
+
+    func conflicts(ids: [String]) async throws -> [StoredConflict] {
+        state.withLock { state in ids.compactMap { state.conflicts[$0] } }
+    }
+
+    func reserveSequence(count: Int) async throws -> Int64 {
+        state.withLock { state in
+            defer { state.sequence += Int64(count) }
+            return state.sequence + 1
+        }
+    }
+
+    func write(_ writes: WriteSet) async throws {
+        if failure?(writes) == true { throw InjectedStoreFailure() }
+        state.withLock { state in
+            for entry in writes.opLog { state.opLog[entry.deviceId, default: [:]][entry.opId] = entry }
+            for record in writes.records { state.records[record.key] = record }
+            state.changes += writes.changes
+            for conflict in writes.openedConflicts { state.conflicts[conflict.id] = conflict }
+            for entry in writes.resolvedConflicts { state.conflicts[entry.id]?.entry = entry }
+            state.events += writes.events
+            if let device = writes.deviceHighWater { state.highWater[device.deviceId] = device.highWater }
+        }
+    }
+}

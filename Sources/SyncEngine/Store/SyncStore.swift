@@ -1,0 +1,57 @@
+import SyncProtocol
+
+/// The database behind the sync engine: runs bodies in transactions.
+///
+/// Storage implements it on PostgreSQL; ``InMemorySyncStore`` implements it for tests.
+///
+/// ```swift
+/// let results = try await store.transaction { tx in
+///     try await processor.process(batch, in: tx)
+/// }
+/// ```
+public protocol SyncStore: Sendable {
+    /// Runs `body` in one transaction: commits when it returns, rolls back when it throws.
+    ///
+    /// - Throws: whatever `body` throws, or a store error (connection lost, serialization failure).
+    func transaction<T: Sendable>(_ body: @Sendable (any SyncTransaction) async throws -> T) async throws -> T
+}
+
+/// The operations the engine needs inside ONE database transaction, in the order it calls them.
+///
+/// A push makes at most seven calls: ``lockDevice(_:)``, ``opLogEntries(deviceId:opIds:)``,
+/// ``conflicts(ids:)`` (only when an op carries `resolves`), ``lockRecords(_:)``,
+/// ``finalizedAttachments(among:)``, ``reserveSequence(count:)`` (only when something changed)
+/// and ``write(_:)``. Locks are always taken in the order device row -> conflict entries ->
+/// records (sorted) -> sequence counter, so pushes, server changes and workers never deadlock
+/// one another.
+public protocol SyncTransaction {
+    /// Locks the device's row (`SELECT … FOR UPDATE`, inserting it with high-water 0 when absent)
+    /// and returns its high-water mark and every op log row of the device whose status is
+    /// `deferred`, decoded from their `pending` bodies.
+    ///
+    /// The lock serializes pushes (and deferred-op releases) of one device.
+    func lockDevice(_ deviceId: String) async throws -> DeviceState
+
+    /// The op log rows of `deviceId` among `opIds` (one `WHERE device_id = $1 AND op_id = ANY($2)`).
+    func opLogEntries(deviceId: String, opIds: [String]) async throws -> [OpLogEntry]
+
+    /// Locks and returns the records that exist (tombstones included) among `keys`, which arrive
+    /// sorted: `SELECT … WHERE (collection, record_id) IN (…) ORDER BY collection, record_id FOR UPDATE`.
+    func lockRecords(_ keys: [RecordKey]) async throws -> [StoredRecord]
+
+    /// The attachment ids among `ids` whose upload is finalized.
+    func finalizedAttachments(among ids: [String]) async throws -> Set<String>
+
+    /// Locks and returns the conflict entries among `ids` (`FOR UPDATE`).
+    func conflicts(ids: [String]) async throws -> [StoredConflict]
+
+    /// Reserves `count` consecutive sequence numbers and returns the first.
+    ///
+    /// Must lock the global counter row (`UPDATE sync_counter SET seq = seq + $1 RETURNING seq - $1 + 1`)
+    /// and keep the lock until commit, so commit order equals sequence order and a pull never
+    /// misses a change that commits later with a lower number. Called once, after every read.
+    func reserveSequence(count: Int) async throws -> Int64
+
+    /// Writes everything at once (one multi-row statement per list of the ``WriteSet``).
+    func write(_ writes: WriteSet) async throws
+}

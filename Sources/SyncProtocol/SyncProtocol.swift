@@ -1,1 +1,0 @@
-// SyncProtocol module.
