@@ -65,7 +65,7 @@ let package = Package(
         tests("TemplatingTests", ["Templating"], resources: [.copy("Fixtures")]),
         tests("SyncEngineTests", ["SyncEngine", "SyncProtocol"]),
         tests("SyncAPITests", ["SyncAPI", "Cryptography"]),
-        tests("StorageTests", ["Storage", "Postgres", "PostgresTesting", "Cryptography", "Support"]),
+        tests("StorageTests", ["Storage", "Postgres", "PostgresTesting", "Cryptography", "Support", "SyncProtocol", "SyncEngine"]),
         tests("SQLiteTests", ["SQLite"]),
         tests("AppTests", ["App", "AppTesting", "SyncClient", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
     ]

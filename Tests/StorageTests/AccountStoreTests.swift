@@ -2,6 +2,7 @@ import Cryptography
 import Foundation
 import Postgres
 import Storage
+import SyncProtocol
 import Testing
 
 @Suite("Accounts in PostgreSQL")

@@ -83,21 +83,21 @@ struct Harness: Sendable {
 
     /// Pushes `ops` from `principal`'s device and returns the results in request order.
     @discardableResult
-    func push(_ ops: [PushOp], by principal: Principal, schemaVersion: Int = 3) async throws -> [OpResult] {
-        try await service.push(PushRequest(deviceId: principal.deviceId, schemaVersion: schemaVersion, ops: ops), by: principal).results
+    func push(_ ops: [PushOp], by principal: Principal, schemaVersion: Int = 3) throws -> [OpResult] {
+        try service.push(PushRequest(deviceId: principal.deviceId, schemaVersion: schemaVersion, ops: ops), by: principal).results
     }
 
     /// Pushes one op and returns its result.
     @discardableResult
-    func push1(_ op: PushOp, by principal: Principal, schemaVersion: Int = 3) async throws -> OpResult {
-        try await push([op], by: principal, schemaVersion: schemaVersion)[0]
+    func push1(_ op: PushOp, by principal: Principal, schemaVersion: Int = 3) throws -> OpResult {
+        try push([op], by: principal, schemaVersion: schemaVersion)[0]
     }
 
-    func record(_ collection: String, _ id: String) async -> StoredRecord? {
-        await store.state.record(collection, id)
+    func record(_ collection: String, _ id: String) -> StoredRecord? {
+        store.state.record(collection, id)
     }
 
     var state: InMemorySyncStore.State {
-        get async { await store.state }
+        store.state
     }
 }

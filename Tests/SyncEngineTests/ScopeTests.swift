@@ -16,39 +16,39 @@ struct ScopeTests {
     }
 
     @Test("A record created without assignee or team gets the author's")
-    func createGetsAuthorsScope() async throws {
+    func createGetsAuthorsScope() throws {
         var h = try Harness()
-        try await h.push1(h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "t"]), by: People.ana)
-        let job = try #require(await h.record("jobs", "j-1"))
+        try h.push1(h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "t"]), by: People.ana)
+        let job = try #require(h.record("jobs", "j-1"))
         #expect(job.payload["assigneeId"] == "u-ana" && job.payload["teamId"] == "t-1" && job.scopeKeys == [.team("t-1"), .user("u-ana")])
-        try await h.push1(h.ops.op(People.dora, .create, "assignments", "a-1", ["title": "Inspect", "assigneeId": "u-ben"]), by: People.dora)
-        #expect(await h.record("assignments", "a-1")?.scopeKeys == [.user("u-ben")])
+        try h.push1(h.ops.op(People.dora, .create, "assignments", "a-1", ["title": "Inspect", "assigneeId": "u-ben"]), by: People.dora)
+        #expect(h.record("assignments", "a-1")?.scopeKeys == [.user("u-ben")])
     }
 
     @Test("A field device writes records it sees and may not create or move records out of its scope (OUT_OF_SCOPE)")
-    func fieldWrites() async throws {
+    func fieldWrites() throws {
         var h = try Harness()
-        let base = try await h.push1(h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "t"]), by: People.ana).serverSeq
-        #expect(try await h.push1(h.ops.op(People.ben, .update, "jobs", "j-1", ["notes": "team mate"], base: base), by: People.ben).status == .applied)
-        #expect(try await h.push1(h.ops.op(People.carla, .update, "jobs", "j-1", ["notes": "stranger"], base: base), by: People.carla).code == .outOfScope)
-        #expect(try await h.push1(h.ops.op(People.carla, .create, "jobs", "j-9", ["title": "t", "teamId": "t-1"]), by: People.carla).code == .outOfScope)
-        #expect(try await h.push1(h.ops.op(People.carla, .create, "jobs", "j-1", ["title": "t"]), by: People.carla).code == .outOfScope)
+        let base = try h.push1(h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "t"]), by: People.ana).serverSeq
+        #expect(try h.push1(h.ops.op(People.ben, .update, "jobs", "j-1", ["notes": "team mate"], base: base), by: People.ben).status == .applied)
+        #expect(try h.push1(h.ops.op(People.carla, .update, "jobs", "j-1", ["notes": "stranger"], base: base), by: People.carla).code == .outOfScope)
+        #expect(try h.push1(h.ops.op(People.carla, .create, "jobs", "j-9", ["title": "t", "teamId": "t-1"]), by: People.carla).code == .outOfScope)
+        #expect(try h.push1(h.ops.op(People.carla, .create, "jobs", "j-1", ["title": "t"]), by: People.carla).code == .outOfScope)
         let away = h.ops.op(People.ana, .update, "jobs", "j-1", ["assigneeId": "u-carla", "teamId": "t-2"], base: base)
-        #expect(try await h.push1(away, by: People.ana).code == .outOfScope)
-        #expect(try await h.push1(h.ops.op(People.carla, .delete, "jobs", "j-1", base: base), by: People.carla).code == .outOfScope)
+        #expect(try h.push1(away, by: People.ana).code == .outOfScope)
+        #expect(try h.push1(h.ops.op(People.carla, .delete, "jobs", "j-1", base: base), by: People.carla).code == .outOfScope)
     }
 
     @Test("The office reassigns any record; the change log keeps scope keys before and after so pulls can emit remove")
-    func reassignment() async throws {
+    func reassignment() throws {
         var h = try Harness()
-        let base = try await h.push1(h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "t"]), by: People.ana).serverSeq
-        let move = try await h.push1(h.ops.op(People.dora, .update, "jobs", "j-1", ["assigneeId": "u-carla", "teamId": "t-2"], base: base), by: People.dora)
+        let base = try h.push1(h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "t"]), by: People.ana).serverSeq
+        let move = try h.push1(h.ops.op(People.dora, .update, "jobs", "j-1", ["assigneeId": "u-carla", "teamId": "t-2"], base: base), by: People.dora)
         #expect(move.status == .applied)
-        let change = try #require(await h.state.changes.last)
+        let change = try #require(h.state.changes.last)
         #expect(change.seq == move.serverSeq && change.scopeKeysBefore == [.team("t-1"), .user("u-ana")] && change.scopeKeysAfter == [.team("t-2"), .user("u-carla")])
-        let job = try #require(await h.record("jobs", "j-1"))
+        let job = try #require(h.record("jobs", "j-1"))
         #expect(job.removal(at: change.seq) == Change(collection: "jobs", recordId: "j-1", serverSeq: change.seq, type: .remove))
-        let event = try #require(await h.state.events.last { $0.type == .recordChanged })
+        let event = try #require(h.state.events.last { $0.type == .recordChanged })
         #expect(event.audience.scopeKeys == [.team("t-1"), .team("t-2"), .user("u-ana"), .user("u-carla")] && event.audience.userIds == ["u-dora"])
     }
 }

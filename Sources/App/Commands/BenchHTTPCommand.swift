@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import SyncProtocol
 import Support
 
 /// `fieldsync bench http`: drives a freshly started server with wrk over loopback.

@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import SyncProtocol
 import Support
 
 /// `fieldsync user add`: creates a user (and its team).

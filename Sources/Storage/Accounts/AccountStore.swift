@@ -1,6 +1,7 @@
 import Cryptography
 import Foundation
 import Postgres
+import SyncProtocol
 
 /// Users, teams and device tokens in PostgreSQL.
 public final class AccountStore: Sendable {
@@ -151,7 +152,7 @@ public final class AccountStore: Sendable {
                 SELECT t.token_hash, t.user_id, u.username, t.device_id, t.platform, t.app_version,
                        t.created_at, t.expires_at, t.revoked_at
                 FROM device_tokens t JOIN users u ON u.id = t.user_id
-                WHERE \(userId) IS NULL OR t.user_id = \(userId)
+                WHERE \(userId)::text IS NULL OR t.user_id = \(userId)
                 ORDER BY t.created_at DESC
                 """)
         }

@@ -1,20 +1,5 @@
 import Foundation
-
-/// What a user may do; PROTOCOL.md "Accounts".
-public enum Role: String, Sendable, Codable, CaseIterable, Comparable {
-    /// Field devices: push and pull their own scope.
-    case field
-    /// Team roll-up and sync centre of the own team, read-only.
-    case supervisor
-    /// Orders, conflict queue, sync centre.
-    case dispatcher
-    /// Everything, settings and users.
-    case admin
-
-    public static func < (lhs: Role, rhs: Role) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-    }
-}
+import SyncProtocol
 
 /// A user as the rest of the server sees it: never carries the password hash.
 public struct UserAccount: Sendable, Codable, Equatable {

@@ -24,7 +24,9 @@ public struct AuthController: Sendable {
 
     @Sendable func issue(_ request: Request) throws -> Response {
         let body = try request.decode(TokenRequest.self)
-        try DeviceIdentifier.require(body.deviceId, field: "deviceId")
+        guard DeviceIdentifier.isValid(body.deviceId) else {
+            throw HTTPError.validationFailed(field: "deviceId", message: "deviceId must be 1-128 characters of A-Z a-z 0-9 . _ : -")
+        }
         let user: UserAccount
         do {
             user = try login.login(username: body.username, password: body.password, address: request.remoteAddress)
@@ -34,8 +36,8 @@ public struct AuthController: Sendable {
         let lifetime = TimeInterval(try settings.current().deviceTokenLifetimeDays) * 86_400
         let issued = try accounts.issueToken(
             userId: user.id, deviceId: body.deviceId, platform: body.platform, appVersion: body.appVersion, lifetime: lifetime)
-        let info = UserInfo(id: user.id, username: user.username, role: user.role.rawValue, teamId: user.teamId)
-        return .json(TokenResponse(token: issued.token, expiresAt: issued.expiresAt, user: info))
+        let info = UserInfo(id: user.id, username: user.username, role: user.role, teamId: user.teamId)
+        return .json(TokenResponse(token: issued.token, expiresAt: RFC3339.string(from: issued.expiresAt), user: info))
     }
 
     @Sendable func revoke(_ request: Request) throws -> Response {
@@ -55,22 +57,6 @@ public struct AuthController: Sendable {
             HTTPError(
                 status: 429, code: "RATE_LIMITED", message: "Too many failed logins. Try again in \(seconds) seconds.",
                 headers: HTTPHeaders([("Retry-After", String(seconds))]))
-        }
-    }
-}
-
-/// Ids chosen by devices: 1–128 characters from `[A-Za-z0-9._:-]` (PROTOCOL.md).
-enum DeviceIdentifier {
-    static func isValid(_ id: String) -> Bool {
-        (1...128).contains(id.utf8.count) && id.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
-                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-")
-        }
-    }
-
-    static func require(_ id: String, field: String) throws {
-        guard isValid(id) else {
-            throw HTTPError.validationFailed(field: field, message: "\(field) must be 1-128 characters of A-Z a-z 0-9 . _ : -")
         }
     }
 }

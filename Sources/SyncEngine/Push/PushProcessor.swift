@@ -10,8 +10,8 @@ import SyncProtocol
 ///
 /// ```swift
 /// let processor = PushProcessor(schema: try .builtIn(), digest: { sha256Hex($0) })
-/// let outcome = try await store.transaction { tx in
-///     try await processor.process(PushBatch(principal: ana, schemaVersion: 3, ops: request.ops), in: tx)
+/// let outcome = try store.transaction { tx in
+///     try processor.process(PushBatch(principal: ana, schemaVersion: 3, ops: request.ops), in: tx)
 /// }
 /// ```
 ///
@@ -50,30 +50,30 @@ public struct PushProcessor: Sendable {
     ///
     /// - Returns: one result per op of the batch in its order, plus the settled deferred ops.
     /// - Throws: only errors of the transaction; op failures are results.
-    public func process(_ batch: PushBatch, in tx: any SyncTransaction) async throws -> PushOutcome {
+    public func process(_ batch: PushBatch, in tx: any SyncTransaction) throws -> PushOutcome {
         let now = clock()
         let incoming = batch.ops.map { op in
             PendingOp(
                 op: op, schemaVersion: batch.schemaVersion, author: batch.principal, receivedAt: now, fingerprint: fingerprint(of: op),
                 result: OpResult(opId: op.opId, status: .deferred))
         }
-        return try await run(deviceId: batch.principal.deviceId, incoming: incoming, blocked: batch.blockedEntities, now: now, in: tx)
+        return try run(deviceId: batch.principal.deviceId, incoming: incoming, blocked: batch.blockedEntities, now: now, in: tx)
     }
 
     /// Re-attempts a device's deferred ops, e.g. after an attachment they wait for was finalized.
     ///
     /// - Returns: the re-attempted ops' results in ``PushOutcome/settled``.
-    public func releaseDeferred(deviceId: String, in tx: any SyncTransaction) async throws -> PushOutcome {
-        try await run(deviceId: deviceId, incoming: [], blocked: [:], now: clock(), in: tx)
+    public func releaseDeferred(deviceId: String, in tx: any SyncTransaction) throws -> PushOutcome {
+        try run(deviceId: deviceId, incoming: [], blocked: [:], now: clock(), in: tx)
     }
 
     private func run(
         deviceId: String, incoming: [PendingOp], blocked: [String: String], now: Date, in tx: any SyncTransaction
-    ) async throws -> PushOutcome {
-        let device = try await tx.lockDevice(deviceId)
-        let stored = incoming.isEmpty ? [] : try await tx.opLogEntries(deviceId: deviceId, opIds: incoming.map(\.op.opId))
+    ) throws -> PushOutcome {
+        let device = try tx.lockDevice(deviceId)
+        let stored = incoming.isEmpty ? [] : try tx.opLogEntries(deviceId: deviceId, opIds: incoming.map(\.op.opId))
         let intake = Intake(incoming: incoming, device: device, stored: stored, maxMissing: configuration.maxMissingListed)
-        var run = try await loadRun(for: intake.attempts, blocked: blocked, now: now, in: tx)
+        var run = try loadRun(for: intake.attempts, blocked: blocked, now: now, in: tx)
         var results: [String: OpResult] = [:]
         for pending in intake.attempts {
             results[pending.op.opId] = run.attempt(pending)
@@ -88,22 +88,22 @@ public struct PushProcessor: Sendable {
             run.workspace.setHighWater(DeviceHighWater(deviceId: deviceId, highWater: intake.highWater))
         }
         let count = run.workspace.changeCount
-        let first = count > 0 ? try await tx.reserveSequence(count: count) : nil
+        let first = count > 0 ? try tx.reserveSequence(count: count) : nil
         let map = ProvisionalSequence.finalize(first: first)
         let writes = run.workspace.finish(map)
-        if !writes.isEmpty { try await tx.write(writes) }
+        if !writes.isEmpty { try tx.write(writes) }
         return outcome(incoming: incoming, intake: intake, results: results.mapValues { $0.renumbered(map) }, highest: first.map { $0 + Int64(count) - 1 })
     }
 
     /// Loads the records, attachment states and conflict entries the attempts touch.
-    private func loadRun(for attempts: [PendingOp], blocked: [String: String], now: Date, in tx: any SyncTransaction) async throws -> BatchRun {
+    private func loadRun(for attempts: [PendingOp], blocked: [String: String], now: Date, in tx: any SyncTransaction) throws -> BatchRun {
         // Lock order everywhere: device row, conflict entries, records (sorted), sequence counter.
         let conflictIds = Set(attempts.compactMap(\.op.resolves)).sorted()
-        let conflicts = conflictIds.isEmpty ? [] : try await tx.conflicts(ids: conflictIds)
+        let conflicts = conflictIds.isEmpty ? [] : try tx.conflicts(ids: conflictIds)
         let keys = Set(attempts.map { RecordKey(collection: $0.op.collection, recordId: $0.op.recordId) }).sorted()
-        let records = keys.isEmpty ? [] : try await tx.lockRecords(keys)
+        let records = keys.isEmpty ? [] : try tx.lockRecords(keys)
         let attachmentIds = Set(attempts.flatMap { $0.op.dependsOn ?? [] }).sorted()
-        let finalized = attachmentIds.isEmpty ? [] : try await tx.finalizedAttachments(among: attachmentIds)
+        let finalized = attachmentIds.isEmpty ? [] : try tx.finalizedAttachments(among: attachmentIds)
         return BatchRun(
             workspace: Workspace(schema: schema, now: now, makeId: makeId, records: records, conflicts: conflicts),
             validator: OpValidator(schema: schema, configuration: configuration), finalized: finalized,

@@ -137,7 +137,7 @@ struct Workspace {
             return copy
         }
         return OpResult(
-            opId: op.op.opId, status: .conflict, code: .reviewRequired, message: "both revisions await review",
+            opId: op.op.opId, status: .conflict, code: .reviewRequired, message: "both revisions review",
             recordId: op.op.recordId, conflicts: lost, conflictId: conflictId)
     }
 

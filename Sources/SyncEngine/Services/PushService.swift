@@ -6,7 +6,7 @@ import SyncProtocol
 ///
 /// ```swift
 /// let service = PushService(store: store, processor: processor, logger: logger)
-/// let outcome = try await service.push(request, by: principal)
+/// let outcome = try service.push(request, by: principal)
 /// ```
 public struct PushService: Sendable {
     public let store: any SyncStore
@@ -24,31 +24,29 @@ public struct PushService: Sendable {
     /// - Returns: one result per op, in request order. An op whose own transaction failed gets
     ///   `retry` / `TEMPORARILY_UNAVAILABLE` and nothing of it is stored.
     /// - Throws: ``SyncError`` (`VALIDATION_FAILED`) when the request itself is invalid.
-    public func push(_ request: PushRequest, by principal: Principal) async throws -> PushOutcome {
+    public func push(_ request: PushRequest, by principal: Principal) throws -> PushOutcome {
         try request.validate(processor.configuration)
         guard request.deviceId == principal.deviceId else {
             throw SyncError.validation("deviceId", "deviceId does not match the authenticated device")
         }
         let batch = PushBatch(principal: principal, schemaVersion: request.schemaVersion, ops: request.ops)
         do {
-            return try await store.transaction { tx in try await processor.process(batch, in: tx) }
-        } catch is CancellationError {
-            throw CancellationError()
+            return try store.transaction { tx in try processor.process(batch, in: tx) }
         } catch {
             logger.warning(
                 "push transaction failed, applying its ops one at a time",
                 metadata: ["device.id": principal.deviceId, "error": "\(error)"])
-            return await pushOneByOne(batch)
+            return pushOneByOne(batch)
         }
     }
 
     /// Re-attempts a device's deferred ops in one transaction (after an attachment finalized).
-    public func releaseDeferred(deviceId: String) async throws -> PushOutcome {
-        try await store.transaction { tx in try await processor.releaseDeferred(deviceId: deviceId, in: tx) }
+    public func releaseDeferred(deviceId: String) throws -> PushOutcome {
+        try store.transaction { tx in try processor.releaseDeferred(deviceId: deviceId, in: tx) }
     }
 
     /// The rule 9 fallback: each op in `clientSeq` order in its own transaction.
-    private func pushOneByOne(_ batch: PushBatch) async -> PushOutcome {
+    private func pushOneByOne(_ batch: PushBatch) -> PushOutcome {
         var results: [String: OpResult] = [:]
         var blocked: [String: String] = [:]
         var settled: [OpResult] = []
@@ -56,7 +54,7 @@ public struct PushService: Sendable {
         for op in batch.ops.sorted(by: { $0.clientSeq < $1.clientSeq }) {
             let single = PushBatch(principal: batch.principal, schemaVersion: batch.schemaVersion, ops: [op], blockedEntities: blocked)
             do {
-                let outcome = try await store.transaction { tx in try await processor.process(single, in: tx) }
+                let outcome = try store.transaction { tx in try processor.process(single, in: tx) }
                 let result = outcome.results[0]
                 results[op.opId] = result
                 if result.replayed != true, result.status == .conflict || result.status == .rejected, blocked[op.effectiveEntityKey] == nil {

@@ -7,8 +7,8 @@ import SyncProtocol
 ///
 /// ```swift
 /// let changes = ServerChangeService(store: store, schema: schema)
-/// let entry = try await changes.resolveConflict("c-1", ResolveRequest(choice: .server), by: dispatcher)
-/// let order = try await changes.confirmOrder("ord-7", by: dispatcher)
+/// let entry = try changes.resolveConflict("c-1", ResolveRequest(choice: .server), by: dispatcher)
+/// let order = try changes.confirmOrder("ord-7", by: dispatcher)
 /// ```
 ///
 /// Every method throws ``SyncError`` for a refused request (its `code` maps to the HTTP status).
@@ -38,8 +38,8 @@ public struct ServerChangeService: Sendable {
     ///   and for `merge` the field codes of rule 4.
     public func resolveConflict(
         _ id: String, _ request: ResolveRequest, by principal: Principal, in transaction: (any SyncTransaction)? = nil
-    ) async throws -> ConflictEntry {
-        let writes = try await transact(conflictIds: [id], keys: [], in: transaction) { workspace in
+    ) throws -> ConflictEntry {
+        let writes = try transact(conflictIds: [id], keys: [], in: transaction) { workspace in
             try workspace.resolve(id, request, by: principal)
         }
         guard let entry = writes.resolvedConflicts.first(where: { $0.id == id }) else {
@@ -51,20 +51,20 @@ public struct ServerChangeService: Sendable {
     /// Creates an `orders` record from `POST /v1/orders` (status `SUBMITTED`, author's scope).
     ///
     /// - Throws: `VALIDATION_FAILED`, `RECORD_EXISTS`, or another rule 4 code.
-    public func createOrder(_ request: OrderRequest, by principal: Principal, in transaction: (any SyncTransaction)? = nil) async throws -> StoredRecord {
+    public func createOrder(_ request: OrderRequest, by principal: Principal, in transaction: (any SyncTransaction)? = nil) throws -> StoredRecord {
         guard DeviceIdentifier.isValid(request.orderId) else { throw SyncError.validation("orderId", "malformed orderId") }
         var fields: [String: FieldChange] = [
             "customerId": FieldChange(new: .string(request.customerId)), "lines": FieldChange(new: try JSONValue(encoding: request.lines)),
         ]
         if let note = request.note { fields["note"] = FieldChange(new: .string(note)) }
-        return try await changeOrder(request.orderId, type: .create, fields: fields, by: principal, in: transaction)
+        return try changeOrder(request.orderId, type: .create, fields: fields, by: principal, in: transaction)
     }
 
     /// Confirms a `SUBMITTED` order.
     ///
     /// - Throws: `FORBIDDEN` unless dispatcher or admin, `NOT_FOUND`, `ORDER_NOT_SUBMITTED`.
-    public func confirmOrder(_ orderId: String, by principal: Principal, in transaction: (any SyncTransaction)? = nil) async throws -> StoredRecord {
-        try await decideOrder(orderId, status: .confirmed, reason: nil, by: principal, in: transaction)
+    public func confirmOrder(_ orderId: String, by principal: Principal, in transaction: (any SyncTransaction)? = nil) throws -> StoredRecord {
+        try decideOrder(orderId, status: .confirmed, reason: nil, by: principal, in: transaction)
     }
 
     /// Rejects a `SUBMITTED` order; `reason` fills `rejectionReason`.
@@ -72,28 +72,28 @@ public struct ServerChangeService: Sendable {
     /// - Throws: `FORBIDDEN` unless dispatcher or admin, `NOT_FOUND`, `ORDER_NOT_SUBMITTED`.
     public func rejectOrder(
         _ orderId: String, reason: String, by principal: Principal, in transaction: (any SyncTransaction)? = nil
-    ) async throws -> StoredRecord {
-        try await decideOrder(orderId, status: .rejected, reason: reason, by: principal, in: transaction)
+    ) throws -> StoredRecord {
+        try decideOrder(orderId, status: .rejected, reason: reason, by: principal, in: transaction)
     }
 
     private func decideOrder(
         _ orderId: String, status: OrderStatus, reason: String?, by principal: Principal, in transaction: (any SyncTransaction)?
-    ) async throws -> StoredRecord {
+    ) throws -> StoredRecord {
         guard principal.role.isOffice else { throw SyncError(.forbidden, "only dispatchers and admins decide orders") }
         var fields = [OrderEvents.statusField: FieldChange(old: .string(OrderStatus.submitted.rawValue), new: .string(status.rawValue))]
         if let reason { fields["rejectionReason"] = FieldChange(new: .string(reason)) }
-        return try await changeOrder(orderId, type: .update, fields: fields, by: principal, in: transaction)
+        return try changeOrder(orderId, type: .update, fields: fields, by: principal, in: transaction)
     }
 
     /// Runs a server-made op on an order through the same validation and decision as a push.
     private func changeOrder(
         _ orderId: String, type: OpType, fields: [String: FieldChange], by principal: Principal, in transaction: (any SyncTransaction)?
-    ) async throws -> StoredRecord {
+    ) throws -> StoredRecord {
         let key = RecordKey(collection: OrderEvents.collection, recordId: orderId)
         let now = clock()
         let opId = "server:" + makeId()
         let validator = OpValidator(schema: schema, configuration: SyncConfiguration())
-        let writes = try await transact(conflictIds: [], keys: [key], in: transaction) { workspace in
+        let writes = try transact(conflictIds: [], keys: [key], in: transaction) { workspace in
             let current = workspace.records[key]
             if type == .update { try Self.checkDecidable(current, orderId: orderId) }
             let op = PushOp(
@@ -129,23 +129,23 @@ public struct ServerChangeService: Sendable {
     private func transact(
         conflictIds: [String], keys: [RecordKey], in transaction: (any SyncTransaction)?,
         _ change: @escaping @Sendable (inout Workspace) throws -> Void
-    ) async throws -> WriteSet {
-        if let transaction { return try await write(conflictIds: conflictIds, keys: keys, in: transaction, change) }
-        return try await store.transaction { tx in try await write(conflictIds: conflictIds, keys: keys, in: tx, change) }
+    ) throws -> WriteSet {
+        if let transaction { return try write(conflictIds: conflictIds, keys: keys, in: transaction, change) }
+        return try store.transaction { tx in try write(conflictIds: conflictIds, keys: keys, in: tx, change) }
     }
 
     /// Locks the conflicts, then their records and `keys`; changes, numbers and writes.
     private func write(
         conflictIds: [String], keys: [RecordKey], in tx: any SyncTransaction, _ change: (inout Workspace) throws -> Void
-    ) async throws -> WriteSet {
-        let conflicts = conflictIds.isEmpty ? [] : try await tx.conflicts(ids: conflictIds)
+    ) throws -> WriteSet {
+        let conflicts = conflictIds.isEmpty ? [] : try tx.conflicts(ids: conflictIds)
         let allKeys = Set(keys + conflicts.map { RecordKey(collection: $0.entry.collection, recordId: $0.entry.recordId) }).sorted()
-        var workspace = Workspace(schema: schema, now: clock(), makeId: makeId, records: try await tx.lockRecords(allKeys), conflicts: conflicts)
+        var workspace = Workspace(schema: schema, now: clock(), makeId: makeId, records: try tx.lockRecords(allKeys), conflicts: conflicts)
         try change(&workspace)
         let count = workspace.changeCount
-        let first = count > 0 ? try await tx.reserveSequence(count: count) : nil
+        let first = count > 0 ? try tx.reserveSequence(count: count) : nil
         let writes = workspace.finish(ProvisionalSequence.finalize(first: first))
-        try await tx.write(writes)
+        try tx.write(writes)
         return writes
     }
 }

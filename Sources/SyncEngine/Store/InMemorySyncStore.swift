@@ -1,18 +1,20 @@
+import Foundation
 import Synchronization
 import SyncProtocol
 
 /// A ``SyncStore`` in memory, for tests and for Storage's contract suite to compare against.
 ///
-/// Transactions run one at a time (a FIFO gate) on a copy of the state; the copy replaces the
+/// Transactions run one at a time (a lock held for the whole body) on a copy of the state; the copy replaces the
 /// state when the body returns and is dropped when it throws, like a rollback.
 ///
 /// ```swift
 /// let store = InMemorySyncStore()
-/// await store.finalizeAttachment("att-1")
-/// let outcome = try await PushService(store: store, processor: processor, logger: logger).push(request, by: ana)
-/// let job = await store.state.records[RecordKey(collection: "jobs", recordId: "job-1")]
+/// store.finalizeAttachment("att-1")
+/// let outcome = try PushService(store: store, processor: processor, logger: logger).push(request, by: ana)
+/// let job = store.state.records[RecordKey(collection: "jobs", recordId: "job-1")]
 /// ```
-public actor InMemorySyncStore: SyncStore {
+/// `@unchecked Sendable`: `committedState` and `failure` are only touched under `gate`.
+public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
     /// Everything the store holds; read it in tests through ``state``.
     public struct State: Sendable {
         public var records: [RecordKey: StoredRecord] = [:]
@@ -34,44 +36,29 @@ public actor InMemorySyncStore: SyncStore {
         }
     }
 
-    /// The committed state.
-    public private(set) var state = State()
+    /// Serializes transactions, like a database lock on everything.
+    private let gate = NSLock()
+    private var committedState = State()
     private var failure: (@Sendable (WriteSet) -> Bool)?
-    private var busy = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
 
     public init() {}
 
+    /// The committed state.
+    public var state: State { gate.withLock { committedState } }
+
     /// Marks an attachment upload finalized (what Storage's finalize does).
-    public func finalizeAttachment(_ id: String) { state.finalizedAttachments.insert(id) }
+    public func finalizeAttachment(_ id: String) { _ = gate.withLock { committedState.finalizedAttachments.insert(id) } }
 
     /// Makes ``SyncTransaction/write(_:)`` throw for write sets matching `predicate` (`nil`: never).
-    public func failWrites(when predicate: (@Sendable (WriteSet) -> Bool)?) { failure = predicate }
+    public func failWrites(when predicate: (@Sendable (WriteSet) -> Bool)?) { gate.withLock { failure = predicate } }
 
-    public func transaction<T: Sendable>(_ body: @Sendable (any SyncTransaction) async throws -> T) async throws -> T {
-        await enter()
-        defer { leave() }
-        let transaction = InMemoryTransaction(state: state, failure: failure)
-        let value = try await body(transaction)
-        state = transaction.committed()
+    public func transaction<T: Sendable>(_ body: (any SyncTransaction) throws -> T) throws -> T {
+        gate.lock()
+        defer { gate.unlock() }
+        let transaction = InMemoryTransaction(state: committedState, failure: failure)
+        let value = try body(transaction)
+        committedState = transaction.committed()
         return value
-    }
-
-    private func enter() async {
-        guard busy else {
-            busy = true
-            return
-        }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    /// Hands the gate to the next waiter (which stays `busy`), or opens it.
-    private func leave() {
-        if waiters.isEmpty {
-            busy = false
-        } else {
-            waiters.removeFirst().resume()
-        }
     }
 }
 
@@ -93,37 +80,37 @@ final class InMemoryTransaction: SyncTransaction, Sendable {
 
     func committed() -> InMemorySyncStore.State { state.withLock { $0 } }
 
-    func lockDevice(_ deviceId: String) async throws -> DeviceState {
+    func lockDevice(_ deviceId: String) throws -> DeviceState {
         state.withLock { state in
             let pending = (state.opLog[deviceId] ?? [:]).values.compactMap(\.pending).sorted { $0.op.clientSeq < $1.op.clientSeq }
             return DeviceState(deviceId: deviceId, highWater: state.highWater[deviceId] ?? 0, pending: pending)
         }
     }
 
-    func opLogEntries(deviceId: String, opIds: [String]) async throws -> [OpLogEntry] {
+    func opLogEntries(deviceId: String, opIds: [String]) throws -> [OpLogEntry] {
         state.withLock { state in opIds.compactMap { state.opLog[deviceId]?[$0] } }
     }
 
-    func lockRecords(_ keys: [RecordKey]) async throws -> [StoredRecord] {
+    func lockRecords(_ keys: [RecordKey]) throws -> [StoredRecord] {
         state.withLock { state in keys.compactMap { state.records[$0] } }
     }
 
-    func finalizedAttachments(among ids: [String]) async throws -> Set<String> {
+    func finalizedAttachments(among ids: [String]) throws -> Set<String> {
         state.withLock { $0.finalizedAttachments.intersection(ids) }
     }
 
-    func conflicts(ids: [String]) async throws -> [StoredConflict] {
+    func conflicts(ids: [String]) throws -> [StoredConflict] {
         state.withLock { state in ids.compactMap { state.conflicts[$0] } }
     }
 
-    func reserveSequence(count: Int) async throws -> Int64 {
+    func reserveSequence(count: Int) throws -> Int64 {
         state.withLock { state in
             defer { state.sequence += Int64(count) }
             return state.sequence + 1
         }
     }
 
-    func write(_ writes: WriteSet) async throws {
+    func write(_ writes: WriteSet) throws {
         if failure?(writes) == true { throw InjectedStoreFailure() }
         state.withLock { state in
             for entry in writes.opLog { state.opLog[entry.deviceId, default: [:]][entry.opId] = entry }

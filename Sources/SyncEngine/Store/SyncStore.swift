@@ -5,15 +5,15 @@ import SyncProtocol
 /// Storage implements it on PostgreSQL; ``InMemorySyncStore`` implements it for tests.
 ///
 /// ```swift
-/// let results = try await store.transaction { tx in
-///     try await processor.process(batch, in: tx)
+/// let results = try store.transaction { tx in
+///     try processor.process(batch, in: tx)
 /// }
 /// ```
 public protocol SyncStore: Sendable {
     /// Runs `body` in one transaction: commits when it returns, rolls back when it throws.
     ///
     /// - Throws: whatever `body` throws, or a store error (connection lost, serialization failure).
-    func transaction<T: Sendable>(_ body: @Sendable (any SyncTransaction) async throws -> T) async throws -> T
+    func transaction<T: Sendable>(_ body: (any SyncTransaction) throws -> T) throws -> T
 }
 
 /// The operations the engine needs inside ONE database transaction, in the order it calls them.
@@ -30,28 +30,28 @@ public protocol SyncTransaction {
     /// `deferred`, decoded from their `pending` bodies.
     ///
     /// The lock serializes pushes (and deferred-op releases) of one device.
-    func lockDevice(_ deviceId: String) async throws -> DeviceState
+    func lockDevice(_ deviceId: String) throws -> DeviceState
 
     /// The op log rows of `deviceId` among `opIds` (one `WHERE device_id = $1 AND op_id = ANY($2)`).
-    func opLogEntries(deviceId: String, opIds: [String]) async throws -> [OpLogEntry]
+    func opLogEntries(deviceId: String, opIds: [String]) throws -> [OpLogEntry]
 
     /// Locks and returns the records that exist (tombstones included) among `keys`, which arrive
     /// sorted: `SELECT … WHERE (collection, record_id) IN (…) ORDER BY collection, record_id FOR UPDATE`.
-    func lockRecords(_ keys: [RecordKey]) async throws -> [StoredRecord]
+    func lockRecords(_ keys: [RecordKey]) throws -> [StoredRecord]
 
     /// The attachment ids among `ids` whose upload is finalized.
-    func finalizedAttachments(among ids: [String]) async throws -> Set<String>
+    func finalizedAttachments(among ids: [String]) throws -> Set<String>
 
     /// Locks and returns the conflict entries among `ids` (`FOR UPDATE`).
-    func conflicts(ids: [String]) async throws -> [StoredConflict]
+    func conflicts(ids: [String]) throws -> [StoredConflict]
 
     /// Reserves `count` consecutive sequence numbers and returns the first.
     ///
     /// Must lock the global counter row (`UPDATE sync_counter SET seq = seq + $1 RETURNING seq - $1 + 1`)
     /// and keep the lock until commit, so commit order equals sequence order and a pull never
     /// misses a change that commits later with a lower number. Called once, after every read.
-    func reserveSequence(count: Int) async throws -> Int64
+    func reserveSequence(count: Int) throws -> Int64
 
     /// Writes everything at once (one multi-row statement per list of the ``WriteSet``).
-    func write(_ writes: WriteSet) async throws
+    func write(_ writes: WriteSet) throws
 }
