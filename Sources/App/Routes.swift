@@ -12,6 +12,7 @@ enum Routes {
             login: services.login, accounts: services.accounts, settings: services.settings,
             authenticator: services.authenticator
         ).register(on: router)
+        ConfigController(settings: services.settings, schema: services.schema, authenticator: services.authenticator).register(on: router)
         return router
     }
 }

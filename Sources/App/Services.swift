@@ -5,6 +5,7 @@ import Storage
 import SyncProtocol
 import Support
 import SyncAPI
+import SyncEngine
 
 /// The long-lived services of one FieldSync process, built once from the configuration
 /// and passed explicitly to controllers.
@@ -16,11 +17,13 @@ public final class Services: Sendable {
     public let passwords: PasswordHasher
     public let login: LoginService
     public let authenticator: Authenticator
+    /// The collection schema devices sync against.
+    public let schema: Schema
     /// Wakes this process when another one changes accounts or settings.
     private let listener: PostgresListener
     let logger: Logger
 
-    init(database: PostgresClient, configuration: PostgresConfiguration, passwords: PasswordHasher, logger: Logger) {
+    init(database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, logger: Logger) {
         let accounts = AccountStore(database: database)
         let settings = SettingsStore(database: database)
         let authenticator = Authenticator(accounts: accounts)
@@ -31,6 +34,7 @@ public final class Services: Sendable {
         self.passwords = passwords
         self.login = LoginService(accounts: accounts, hasher: passwords)
         self.authenticator = authenticator
+        self.schema = schema
         self.listener = PostgresListener(
             configuration: configuration, channels: [AccountStore.changeChannel, SettingsStore.changeChannel], logger: logger
         ) { channel, _ in
@@ -42,6 +46,8 @@ public final class Services: Sendable {
 
     /// Connects the pool and brings the schema up to date.
     static func open(_ app: AppConfiguration, database: PostgresConfiguration, logger: Logger) throws -> Services {
+        // An invalid schema stops the start before anything touches the database.
+        let schema = try Schema.builtIn()
         var options = PostgresClient.Options()
         options.maxConnections = app.databasePoolSize
         let client = PostgresClient(configuration: database, options: options, logger: logger)
@@ -54,7 +60,7 @@ public final class Services: Sendable {
             throw error
         }
         return Services(
-            database: client, configuration: database, passwords: PasswordHasher(iterations: app.passwordIterations), logger: logger)
+            database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations), logger: logger)
     }
 
     /// On a database without users, creates `admin` with the given or a random password,
