@@ -19,11 +19,23 @@ public final class Services: Sendable {
     public let authenticator: Authenticator
     /// The collection schema devices sync against.
     public let schema: Schema
+    public let principals: PrincipalResolver
+    public let syncStore: PostgresSyncStore
+    public let pushes: PushService
+    public let serverChanges: ServerChangeService
+    public let pulls: PullStore
+    public let devices: DeviceSyncStore
+    public let conflicts: ConflictQueries
+    public let gate: SyncGate
+    public let cursors: PullCursorCodec
     /// Wakes this process when another one changes accounts or settings.
     private let listener: PostgresListener
     let logger: Logger
 
-    init(database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, logger: Logger) {
+    init(
+        database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, cursorKey: Data,
+        logger: Logger
+    ) throws {
         let accounts = AccountStore(database: database)
         let settings = SettingsStore(database: database)
         let authenticator = Authenticator(accounts: accounts)
@@ -35,6 +47,20 @@ public final class Services: Sendable {
         self.login = LoginService(accounts: accounts, hasher: passwords)
         self.authenticator = authenticator
         self.schema = schema
+        self.principals = PrincipalResolver(accounts: accounts)
+        let syncStore = PostgresSyncStore(database: database, attachments: NoFinalizedAttachments(), logger: logger)
+        self.syncStore = syncStore
+        self.pushes = PushService(
+            store: syncStore, processor: PushProcessor(schema: schema, digest: { SHA256.hash($0).hexString }), logger: logger)
+        self.serverChanges = ServerChangeService(store: syncStore, schema: schema)
+        self.pulls = PullStore(database: database)
+        self.devices = DeviceSyncStore(database: database)
+        self.conflicts = ConflictQueries(database: database)
+        let limits = try settings.current()
+        self.gate = SyncGate(
+            settings: settings,
+            limiter: RateLimiter(perSecond: Double(limits.deviceRequestsPerSecond), burst: limits.deviceRequestBurst))
+        self.cursors = PullCursorCodec(key: cursorKey)
         self.listener = PostgresListener(
             configuration: configuration, channels: [AccountStore.changeChannel, SettingsStore.changeChannel], logger: logger
         ) { channel, _ in
@@ -59,8 +85,15 @@ public final class Services: Sendable {
             client.shutdown()
             throw error
         }
-        return Services(
-            database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations), logger: logger)
+        do {
+            let cursorKey = try app.cursorSecret.map { Data($0.utf8) } ?? SecretStore(database: client).secret(named: "pull-cursor")
+            return try Services(
+                database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations),
+                cursorKey: cursorKey, logger: logger)
+        } catch {
+            client.shutdown()
+            throw error
+        }
     }
 
     /// On a database without users, creates `admin` with the given or a random password,
