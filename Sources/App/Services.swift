@@ -35,7 +35,7 @@ public final class Services: Sendable {
     init(
         database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, cursorKey: Data,
         logger: Logger
-    ) throws {
+    ) {
         let accounts = AccountStore(database: database)
         let settings = SettingsStore(database: database)
         let authenticator = Authenticator(accounts: accounts)
@@ -56,10 +56,7 @@ public final class Services: Sendable {
         self.pulls = PullStore(database: database)
         self.devices = DeviceSyncStore(database: database)
         self.conflicts = ConflictQueries(database: database)
-        let limits = try settings.current()
-        self.gate = SyncGate(
-            settings: settings,
-            limiter: RateLimiter(perSecond: Double(limits.deviceRequestsPerSecond), burst: limits.deviceRequestBurst))
+        self.gate = SyncGate(settings: settings, limiter: RateLimiter())
         self.cursors = PullCursorCodec(key: cursorKey)
         self.listener = PostgresListener(
             configuration: configuration, channels: [AccountStore.changeChannel, SettingsStore.changeChannel], logger: logger
@@ -87,7 +84,7 @@ public final class Services: Sendable {
         }
         do {
             let cursorKey = try app.cursorSecret.map { Data($0.utf8) } ?? SecretStore(database: client).secret(named: "pull-cursor")
-            return try Services(
+            return Services(
                 database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations),
                 cursorKey: cursorKey, logger: logger)
         } catch {

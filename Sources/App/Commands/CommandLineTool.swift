@@ -12,7 +12,7 @@ public struct CommandLineTool: Sendable {
     public static let allCommands: [any Command] = [
         ServeCommand(), MigrateCommand(),
         UserAddCommand(), UserListCommand(), UserSuspendCommand(suspend: true), UserSuspendCommand(suspend: false),
-        BenchHTTPCommand(),
+        BenchHTTPCommand(), BenchSyncCommand(),
     ]
 
     /// Runs the command named by `words`; returns the exit status.
