@@ -68,8 +68,8 @@ enum RecordRow {
                                  conflict_id, schema_version)
             SELECT * FROM unnest(
                 \(records.map(\.collection))::text[], \(records.map(\.recordId))::text[],
-                \(try records.map { try JSONColumn.encode($0.payload) })::jsonb[],
-                \(try records.map { try JSONColumn.encode($0.fieldMeta) })::jsonb[], \(records.map(\.serverSeq))::bigint[],
+                \(records.map { JSONColumn.encode($0.payload) })::jsonb[],
+                \(records.map { JSONColumn.encode($0.fieldMeta) })::jsonb[], \(records.map(\.serverSeq))::bigint[],
                 \(scopes.map(\.user))::text[], \(scopes.map(\.team))::text[], \(records.map(\.tombstoneSeq))::bigint[],
                 \(records.map(\.conflictId))::text[], \(records.map(\.schemaVersion))::int[])
             ON CONFLICT (collection, record_id) DO UPDATE SET
