@@ -64,10 +64,10 @@ public struct SyncController: Sendable {
             deviceId: identity.deviceId, userId: identity.user.id, teamId: identity.user.teamId,
             appVersion: request.headers["x-app-version"], kind: "pull")
         let next = PullCursor(position: page.position, initialSyncStart: page.initialSyncStart, issuedAt: Date())
-        return .json(
-            PullResponse(
-                changes: page.changes, nextCursor: cursors.encode(next), hasMore: page.hasMore, newServerSeq: page.newServerSeq,
-                minSupportedAppVersion: settings.minSupportedAppVersion, serverSchemaVersion: schema.version))
+        let body = PullResponseWriter.write(
+            changes: page.changes, nextCursor: cursors.encode(next), hasMore: page.hasMore, newServerSeq: page.newServerSeq,
+            minSupportedAppVersion: settings.minSupportedAppVersion, serverSchemaVersion: schema.version)
+        return Response(status: 200, headers: ["Content-Type": "application/json; charset=utf-8"], body: .bytes(body))
     }
 
     private func decodeCursor(_ text: String) throws -> PullCursor {
