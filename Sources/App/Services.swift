@@ -6,6 +6,7 @@ import SyncProtocol
 import Support
 import SyncAPI
 import SyncEngine
+import Worker
 
 /// The long-lived services of one FieldSync process, built once from the configuration
 /// and passed explicitly to controllers.
@@ -28,13 +29,15 @@ public final class Services: Sendable {
     public let conflicts: ConflictQueries
     public let gate: SyncGate
     public let cursors: PullCursorCodec
+    /// Background jobs (retention); started by `Application` unless turned off.
+    public let worker: Worker
     /// Wakes this process when another one changes accounts or settings.
     private let listener: PostgresListener
     let logger: Logger
 
     init(
         database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, cursorKey: Data,
-        logger: Logger
+        workerInterval: Int, logger: Logger
     ) {
         let accounts = AccountStore(database: database)
         let settings = SettingsStore(database: database)
@@ -58,6 +61,9 @@ public final class Services: Sendable {
         self.conflicts = ConflictQueries(database: database)
         self.gate = SyncGate(settings: settings, limiter: RateLimiter())
         self.cursors = PullCursorCodec(key: cursorKey)
+        self.worker = Worker(
+            jobs: [RetentionJob(store: RetentionStore(database: database), settings: settings)], database: database,
+            interval: .seconds(workerInterval), logger: logger)
         self.listener = PostgresListener(
             configuration: configuration, channels: [AccountStore.changeChannel, SettingsStore.changeChannel], logger: logger
         ) { channel, _ in
@@ -86,7 +92,7 @@ public final class Services: Sendable {
             let cursorKey = try app.cursorSecret.map { Data($0.utf8) } ?? SecretStore(database: client).secret(named: "pull-cursor")
             return Services(
                 database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations),
-                cursorKey: cursorKey, logger: logger)
+                cursorKey: cursorKey, workerInterval: app.workerInterval, logger: logger)
         } catch {
             client.shutdown()
             throw error
@@ -111,6 +117,7 @@ public final class Services: Sendable {
     }
 
     func close() {
+        worker.stop()
         listener.stop()
         database.shutdown()
     }

@@ -107,7 +107,7 @@ enum ScopeExitRow {
         try connection.execute("""
             INSERT INTO scope_exits (scope_key, collection, record_id, seq)
             SELECT * FROM unnest(\(keys)::text[], \(collections)::text[], \(recordIds)::text[], \(seqs)::bigint[])
-            ON CONFLICT (scope_key, collection, record_id) DO UPDATE SET seq = GREATEST(scope_exits.seq, excluded.seq)
+            ON CONFLICT (scope_key, collection, record_id) DO UPDATE SET seq = GREATEST(scope_exits.seq, excluded.seq), exited_at = now()
             """)
     }
 }
