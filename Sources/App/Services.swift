@@ -76,7 +76,7 @@ public final class Services: Sendable {
     /// Connects the pool and brings the schema up to date.
     static func open(_ app: AppConfiguration, database: PostgresConfiguration, logger: Logger) throws -> Services {
         // An invalid schema stops the start before anything touches the database.
-        let schema = try Schema.builtIn()
+        let schema = try loadSchema(app.schemaFile)
         var options = PostgresClient.Options()
         options.maxConnections = app.databasePoolSize
         let client = PostgresClient(configuration: database, options: options, logger: logger)
@@ -96,6 +96,16 @@ public final class Services: Sendable {
         } catch {
             client.shutdown()
             throw error
+        }
+    }
+
+    /// The built-in schema, or the file's, with a message that names the file when it is invalid.
+    static func loadSchema(_ file: URL?) throws -> Schema {
+        guard let file else { return try Schema.builtIn() }
+        do {
+            return try Schema(jsonData: try Data(contentsOf: file))
+        } catch {
+            throw ConfigurationError("schema file \(file.path): \(error)")
         }
     }
 
