@@ -10,7 +10,7 @@ public struct CommandLineTool: Sendable {
     }
 
     public static let allCommands: [any Command] = [
-        ServeCommand(), MigrateCommand(),
+        ServeCommand(), WorkerCommand(), MigrateCommand(),
         UserAddCommand(), UserListCommand(), UserSuspendCommand(suspend: true), UserSuspendCommand(suspend: false),
         BenchHTTPCommand(), BenchSyncCommand(),
     ]
