@@ -1,6 +1,7 @@
 import Cryptography
 import Foundation
 import Support
+import WebUI
 
 /// Everything `fieldsync` needs to start, from flags over `FIELDSYNC_*` variables over defaults.
 /// Checked eagerly: a bad value stops the start with a message naming the setting.
@@ -26,6 +27,8 @@ public struct AppConfiguration: Sendable {
     public var logLevel = Logger.Level.info
     /// Folder holding `Migrations/`, `Templates/` and `Public/` (`FIELDSYNC_RESOURCES`; found by default).
     public var resourcesDirectory: URL
+    /// Back-office session lifetimes, time zone and clock.
+    public var web = WebConfiguration()
 
     public init(resourcesDirectory: URL) {
         self.resourcesDirectory = resourcesDirectory

@@ -13,6 +13,7 @@ enum Routes {
             authenticator: services.authenticator
         ).register(on: router)
         ConfigController(settings: services.settings, schema: services.schema, authenticator: services.authenticator).register(on: router)
+        services.backOffice.register(on: router)
         return router
     }
 }

@@ -6,6 +6,7 @@ import SyncProtocol
 import Support
 import SyncAPI
 import SyncEngine
+import WebUI
 
 /// The long-lived services of one FieldSync process, built once from the configuration
 /// and passed explicitly to controllers.
@@ -19,11 +20,15 @@ public final class Services: Sendable {
     public let authenticator: Authenticator
     /// The collection schema devices sync against.
     public let schema: Schema
+    public let backOffice: BackOffice
     /// Wakes this process when another one changes accounts or settings.
     private let listener: PostgresListener
     let logger: Logger
 
-    init(database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, logger: Logger) {
+    init(
+        database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, web: BackOffice.Setup,
+        logger: Logger
+    ) {
         let accounts = AccountStore(database: database)
         let settings = SettingsStore(database: database)
         let authenticator = Authenticator(accounts: accounts)
@@ -32,9 +37,16 @@ public final class Services: Sendable {
         self.settings = settings
         self.secrets = SecretStore(database: database)
         self.passwords = passwords
-        self.login = LoginService(accounts: accounts, hasher: passwords)
+        let login = LoginService(accounts: accounts, hasher: passwords)
+        self.login = login
         self.authenticator = authenticator
         self.schema = schema
+        self.backOffice = BackOffice(
+            setup: web,
+            dependencies: .init(
+                accounts: accounts, settings: settings, sessions: WebSessionStore(database: database), dashboard: DashboardStore(database: database),
+                login: login, passwords: passwords),
+            logger: logger)
         self.listener = PostgresListener(
             configuration: configuration, channels: [AccountStore.changeChannel, SettingsStore.changeChannel], logger: logger
         ) { channel, _ in
@@ -51,16 +63,19 @@ public final class Services: Sendable {
         var options = PostgresClient.Options()
         options.maxConnections = app.databasePoolSize
         let client = PostgresClient(configuration: database, options: options, logger: logger)
+        let web: BackOffice.Setup
         do {
             let applied = try Migrator(client: client, directory: app.resourcesDirectory.appendingPathComponent("Migrations"), logger: logger)
                 .migrate()
             if !applied.isEmpty { logger.info("applied migrations: \(applied.joined(separator: ", "))") }
+            web = try BackOffice.Setup(resources: app.resourcesDirectory, secrets: SecretStore(database: client), configuration: app.web)
         } catch {
             client.shutdown()
             throw error
         }
         return Services(
-            database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations), logger: logger)
+            database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations), web: web,
+            logger: logger)
     }
 
     /// On a database without users, creates `admin` with the given or a random password,
