@@ -7,6 +7,7 @@ import Support
 import SyncAPI
 import SyncEngine
 import WebUI
+import Worker
 
 /// The long-lived services of one FieldSync process, built once from the configuration
 /// and passed explicitly to controllers.
@@ -20,14 +21,25 @@ public final class Services: Sendable {
     public let authenticator: Authenticator
     /// The collection schema devices sync against.
     public let schema: Schema
+    public let principals: PrincipalResolver
+    public let syncStore: PostgresSyncStore
+    public let pushes: PushService
+    public let serverChanges: ServerChangeService
+    public let pulls: PullStore
+    public let devices: DeviceSyncStore
+    public let conflicts: ConflictQueries
+    public let gate: SyncGate
+    public let cursors: PullCursorCodec
+    /// Background jobs (retention); started by `Application` unless turned off.
+    public let worker: Worker
     public let backOffice: BackOffice
     /// Wakes this process when another one changes accounts or settings.
     private let listener: PostgresListener
     let logger: Logger
 
     init(
-        database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, web: BackOffice.Setup,
-        logger: Logger
+        database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, cursorKey: Data,
+        workerInterval: Int, web: BackOffice.Setup, logger: Logger
     ) {
         let accounts = AccountStore(database: database)
         let settings = SettingsStore(database: database)
@@ -41,6 +53,20 @@ public final class Services: Sendable {
         self.login = login
         self.authenticator = authenticator
         self.schema = schema
+        self.principals = PrincipalResolver(accounts: accounts)
+        let syncStore = PostgresSyncStore(database: database, attachments: NoFinalizedAttachments(), logger: logger)
+        self.syncStore = syncStore
+        self.pushes = PushService(
+            store: syncStore, processor: PushProcessor(schema: schema, digest: { SHA256.hash($0).hexString }), logger: logger)
+        self.serverChanges = ServerChangeService(store: syncStore, schema: schema)
+        self.pulls = PullStore(database: database)
+        self.devices = DeviceSyncStore(database: database)
+        self.conflicts = ConflictQueries(database: database)
+        self.gate = SyncGate(settings: settings, limiter: RateLimiter())
+        self.cursors = PullCursorCodec(key: cursorKey)
+        self.worker = Worker(
+            jobs: [RetentionJob(store: RetentionStore(database: database), settings: settings)], database: database,
+            interval: .seconds(workerInterval), logger: logger)
         self.backOffice = BackOffice(
             setup: web,
             dependencies: .init(
@@ -59,23 +85,38 @@ public final class Services: Sendable {
     /// Connects the pool and brings the schema up to date.
     static func open(_ app: AppConfiguration, database: PostgresConfiguration, logger: Logger) throws -> Services {
         // An invalid schema stops the start before anything touches the database.
-        let schema = try Schema.builtIn()
+        let schema = try loadSchema(app.schemaFile)
         var options = PostgresClient.Options()
         options.maxConnections = app.databasePoolSize
         let client = PostgresClient(configuration: database, options: options, logger: logger)
-        let web: BackOffice.Setup
         do {
             let applied = try Migrator(client: client, directory: app.resourcesDirectory.appendingPathComponent("Migrations"), logger: logger)
                 .migrate()
             if !applied.isEmpty { logger.info("applied migrations: \(applied.joined(separator: ", "))") }
-            web = try BackOffice.Setup(resources: app.resourcesDirectory, secrets: SecretStore(database: client), configuration: app.web)
         } catch {
             client.shutdown()
             throw error
         }
-        return Services(
-            database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations), web: web,
-            logger: logger)
+        do {
+            let cursorKey = try app.cursorSecret.map { Data($0.utf8) } ?? SecretStore(database: client).secret(named: "pull-cursor")
+            let web = try BackOffice.Setup(resources: app.resourcesDirectory, secrets: SecretStore(database: client), configuration: app.web)
+            return Services(
+                database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations),
+                cursorKey: cursorKey, workerInterval: app.workerInterval, web: web, logger: logger)
+        } catch {
+            client.shutdown()
+            throw error
+        }
+    }
+
+    /// The built-in schema, or the file's, with a message that names the file when it is invalid.
+    static func loadSchema(_ file: URL?) throws -> Schema {
+        guard let file else { return try Schema.builtIn() }
+        do {
+            return try Schema(jsonData: try Data(contentsOf: file))
+        } catch {
+            throw ConfigurationError("schema file \(file.path): \(error)")
+        }
     }
 
     /// On a database without users, creates `admin` with the given or a random password,
@@ -96,6 +137,7 @@ public final class Services: Sendable {
     }
 
     func close() {
+        worker.stop()
         listener.stop()
         database.shutdown()
     }
