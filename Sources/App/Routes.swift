@@ -21,6 +21,7 @@ enum Routes {
             authenticator: services.authenticator, principals: services.principals, conflicts: services.conflicts,
             changes: services.serverChanges
         ).register(on: router)
+        services.backOffice.register(on: router)
         return router
     }
 }

@@ -6,6 +6,7 @@ import SyncProtocol
 import Support
 import SyncAPI
 import SyncEngine
+import WebUI
 import Worker
 
 /// The long-lived services of one FieldSync process, built once from the configuration
@@ -31,13 +32,14 @@ public final class Services: Sendable {
     public let cursors: PullCursorCodec
     /// Background jobs (retention); started by `Application` unless turned off.
     public let worker: Worker
+    public let backOffice: BackOffice
     /// Wakes this process when another one changes accounts or settings.
     private let listener: PostgresListener
     let logger: Logger
 
     init(
         database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, cursorKey: Data,
-        workerInterval: Int, logger: Logger
+        workerInterval: Int, web: BackOffice.Setup, logger: Logger
     ) {
         let accounts = AccountStore(database: database)
         let settings = SettingsStore(database: database)
@@ -47,7 +49,8 @@ public final class Services: Sendable {
         self.settings = settings
         self.secrets = SecretStore(database: database)
         self.passwords = passwords
-        self.login = LoginService(accounts: accounts, hasher: passwords)
+        let login = LoginService(accounts: accounts, hasher: passwords)
+        self.login = login
         self.authenticator = authenticator
         self.schema = schema
         self.principals = PrincipalResolver(accounts: accounts)
@@ -64,6 +67,12 @@ public final class Services: Sendable {
         self.worker = Worker(
             jobs: [RetentionJob(store: RetentionStore(database: database), settings: settings)], database: database,
             interval: .seconds(workerInterval), logger: logger)
+        self.backOffice = BackOffice(
+            setup: web,
+            dependencies: .init(
+                accounts: accounts, settings: settings, sessions: WebSessionStore(database: database), dashboard: DashboardStore(database: database),
+                login: login, passwords: passwords),
+            logger: logger)
         self.listener = PostgresListener(
             configuration: configuration, channels: [AccountStore.changeChannel, SettingsStore.changeChannel], logger: logger
         ) { channel, _ in
@@ -90,9 +99,10 @@ public final class Services: Sendable {
         }
         do {
             let cursorKey = try app.cursorSecret.map { Data($0.utf8) } ?? SecretStore(database: client).secret(named: "pull-cursor")
+            let web = try BackOffice.Setup(resources: app.resourcesDirectory, secrets: SecretStore(database: client), configuration: app.web)
             return Services(
                 database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations),
-                cursorKey: cursorKey, workerInterval: app.workerInterval, logger: logger)
+                cursorKey: cursorKey, workerInterval: app.workerInterval, web: web, logger: logger)
         } catch {
             client.shutdown()
             throw error

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Screenshots of the FieldSync back-office, taken with headless Chromium.
+
+Usage (against a running server, e.g. `fieldsync serve --port 8099`):
+
+    pip install selenium          # apt: chromium chromium-driver
+    python3 docs/screenshots/capture.py --base http://127.0.0.1:8099 \
+        --password "$FIELDSYNC_ADMIN_PASSWORD" [--seed]
+
+--seed first creates demo users through the back-office forms and signs demo
+devices in through the device API, so the pages have something to show.
+Pictures are written next to this script.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+DEMO_USERS = [
+    # username, role, team
+    ("ana.silva", "field", "north"),
+    ("bruno.costa", "field", "north"),
+    ("carla.mendes", "field", "south"),
+    ("diego.ramos", "supervisor", "north"),
+    ("elena.vidal", "dispatcher", ""),
+    ("farid.haddad", "field", "south"),
+]
+DEMO_PASSWORD = "demo-password-1"
+
+
+def browser(width, height):
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                 f"--window-size={width},{height}", "--force-device-scale-factor=1"):
+        options.add_argument(flag)
+    # The system's Chromium and driver, so Selenium does not try to download its own.
+    options.binary_location = shutil.which("chromium") or shutil.which("google-chrome") or ""
+    service = webdriver.ChromeService(executable_path=shutil.which("chromedriver"))
+    return webdriver.Chrome(options=options, service=service)
+
+
+def sign_in(driver, base, username, password):
+    driver.get(base + "/login")
+    driver.find_element(By.NAME, "username").send_keys(username)
+    driver.find_element(By.NAME, "password").send_keys(password)
+    driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+    WebDriverWait(driver, 10).until(lambda d: "/login" not in d.current_url)
+
+
+def shoot(driver, name, full_page=True):
+    if full_page:
+        width = driver.get_window_size()["width"]
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(width, max(height, 900))
+    path = os.path.join(HERE, name + ".png")
+    driver.save_screenshot(path)
+    print("wrote", path)
+
+
+def seed(driver, base):
+    for username, role, team in DEMO_USERS:
+        driver.get(base + "/admin/users")
+        if driver.find_elements(By.LINK_TEXT, username):
+            continue  # seeded by an earlier run
+        driver.find_element(By.NAME, "username").send_keys(username)
+        driver.find_element(By.CSS_SELECTOR, f"select[name=role] option[value={role}]").click()
+        driver.find_element(By.NAME, "team").send_keys(team)
+        driver.find_element(By.NAME, "password").send_keys(DEMO_PASSWORD)
+        driver.find_element(By.CSS_SELECTOR, "#new-user button[type=submit]").click()
+        WebDriverWait(driver, 10).until(lambda d: "/admin/users/" in d.current_url)
+    for index, (username, role, _) in enumerate(DEMO_USERS):
+        if role != "field":
+            continue
+        body = json.dumps({"username": username, "password": DEMO_PASSWORD, "deviceId": f"dev-{4410 + index}",
+                           "platform": "android" if index % 2 else "ios", "appVersion": f"2.{3 + index % 2}.0"})
+        request = urllib.request.Request(base + "/v1/auth/token", data=body.encode(), method="POST",
+                                         headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(request).read()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--base", default="http://127.0.0.1:8099")
+    parser.add_argument("--username", default="admin")
+    parser.add_argument("--password", required=True)
+    parser.add_argument("--seed", action="store_true")
+    args = parser.parse_args()
+
+    driver = browser(1280, 900)
+    try:
+        driver.get(args.base + "/login")
+        shoot(driver, "login", full_page=False)
+        sign_in(driver, args.base, args.username, args.password)
+        if args.seed:
+            seed(driver, args.base)
+        pages = [("dashboard", "/admin"), ("users", "/admin/users"), ("devices", "/admin/devices"),
+                 ("settings", "/admin/settings")]
+        for name, path in pages:
+            driver.set_window_size(1280, 900)
+            driver.get(args.base + path)
+            shoot(driver, name)
+        driver.set_window_size(1280, 900)
+        driver.get(args.base + "/admin/users")
+        driver.find_element(By.LINK_TEXT, DEMO_USERS[0][0]).click()
+        shoot(driver, "user")
+        driver.find_element(By.PARTIAL_LINK_TEXT, "Suspend").click()
+        shoot(driver, "confirm-suspend", full_page=False)
+        driver.set_window_size(1280, 900)
+        driver.get(args.base + "/admin/settings")
+        field = driver.find_element(By.NAME, "tombstoneRetentionDays")
+        field.clear()
+        field.send_keys("7")
+        driver.find_element(By.NAME, "hardMinimumAppVersion").send_keys("2.1.0")
+        driver.find_element(By.CSS_SELECTOR, ".form-footer button[type=submit]").click()
+        shoot(driver, "settings-errors")
+        driver.set_window_size(820, 1180)
+        driver.get(args.base + "/admin")
+        shoot(driver, "dashboard-tablet", full_page=False)
+    finally:
+        driver.quit()
+
+
+if __name__ == "__main__":
+    main()
