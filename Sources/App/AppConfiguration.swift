@@ -2,6 +2,7 @@ import Cryptography
 import Foundation
 import Postgres
 import Support
+import SyncAPI
 import WebUI
 
 /// Everything `fieldsync` needs to start, from flags over `FIELDSYNC_*` variables over defaults.
@@ -40,6 +41,8 @@ public struct AppConfiguration: Sendable {
     public var resourcesDirectory: URL
     /// Back-office session lifetimes, time zone and clock.
     public var web = WebConfiguration()
+    /// Live event feeds: heartbeat, replay window, per-client queue.
+    public var liveEvents = EventHub.Options()
 
     public init(resourcesDirectory: URL) {
         self.resourcesDirectory = resourcesDirectory

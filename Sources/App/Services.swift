@@ -33,13 +33,17 @@ public final class Services: Sendable {
     /// Background jobs (retention); started by `Application` unless turned off.
     public let worker: Worker
     public let backOffice: BackOffice
+    /// Orders for the device API and the back-office.
+    public let orders: OrderService
+    /// This process's live-event fan-out.
+    public let events: EventHub
     /// Wakes this process when another one changes accounts or settings.
     private let listener: PostgresListener
     let logger: Logger
 
     init(
         database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, cursorKey: Data,
-        workerInterval: Int, web: BackOffice.Setup, logger: Logger
+        workerInterval: Int, web: BackOffice.Setup, liveEvents: EventHub.Options, logger: Logger
     ) {
         let accounts = AccountStore(database: database)
         let settings = SettingsStore(database: database)
@@ -58,7 +62,8 @@ public final class Services: Sendable {
         self.syncStore = syncStore
         self.pushes = PushService(
             store: syncStore, processor: PushProcessor(schema: schema, digest: { SHA256.hash($0).hexString }), logger: logger)
-        self.serverChanges = ServerChangeService(store: syncStore, schema: schema)
+        let serverChanges = ServerChangeService(store: syncStore, schema: schema)
+        self.serverChanges = serverChanges
         self.pulls = PullStore(database: database)
         self.devices = DeviceSyncStore(database: database)
         self.conflicts = ConflictQueries(database: database)
@@ -78,8 +83,11 @@ public final class Services: Sendable {
         ) { channel, _ in
             if channel == AccountStore.changeChannel { authenticator.forgetAll() } else { settings.invalidate() }
         }
+        self.orders = OrderService(store: syncStore, changes: serverChanges)
+        self.events = EventHub(feed: EventFeedStore(database: database, logger: logger), options: liveEvents, logger: logger)
         self.logger = logger
         listener.start()
+        events.start()
     }
 
     /// Connects the pool and brings the schema up to date.
@@ -102,7 +110,7 @@ public final class Services: Sendable {
             let web = try BackOffice.Setup(resources: app.resourcesDirectory, secrets: SecretStore(database: client), configuration: app.web)
             return Services(
                 database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations),
-                cursorKey: cursorKey, workerInterval: app.workerInterval, web: web, logger: logger)
+                cursorKey: cursorKey, workerInterval: app.workerInterval, web: web, liveEvents: app.liveEvents, logger: logger)
         } catch {
             client.shutdown()
             throw error
@@ -137,6 +145,7 @@ public final class Services: Sendable {
     }
 
     func close() {
+        events.stop()
         worker.stop()
         listener.stop()
         database.shutdown()
