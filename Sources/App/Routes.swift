@@ -13,6 +13,9 @@ enum Routes {
             authenticator: services.authenticator
         ).register(on: router)
         ConfigController(settings: services.settings, schema: services.schema, authenticator: services.authenticator).register(on: router)
+        AttachmentsController(
+            authenticator: services.authenticator, gate: services.gate, accounts: services.accounts, uploads: services.attachments
+        ).register(on: router)
         return router
     }
 }

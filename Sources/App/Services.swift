@@ -19,11 +19,16 @@ public final class Services: Sendable {
     public let authenticator: Authenticator
     /// The collection schema devices sync against.
     public let schema: Schema
+    public let gate: SyncGate
+    public let attachments: AttachmentService
     /// Wakes this process when another one changes accounts or settings.
     private let listener: PostgresListener
     let logger: Logger
 
-    init(database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, logger: Logger) {
+    init(
+        database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, files: AttachmentFiles,
+        logger: Logger
+    ) throws {
         let accounts = AccountStore(database: database)
         let settings = SettingsStore(database: database)
         let authenticator = Authenticator(accounts: accounts)
@@ -35,6 +40,12 @@ public final class Services: Sendable {
         self.login = LoginService(accounts: accounts, hasher: passwords)
         self.authenticator = authenticator
         self.schema = schema
+        let limits = try settings.current()
+        self.gate = SyncGate(
+            settings: settings, limiter: RateLimiter(perSecond: Double(limits.deviceRequestsPerSecond), burst: limits.deviceRequestBurst))
+        self.attachments = AttachmentService(
+            store: AttachmentStore(database: database), blobs: files.blobs, chunks: files.chunks, settings: settings,
+            collections: Set(schema.collections.keys), logger: logger)
         self.listener = PostgresListener(
             configuration: configuration, channels: [AccountStore.changeChannel, SettingsStore.changeChannel], logger: logger
         ) { channel, _ in
@@ -59,8 +70,17 @@ public final class Services: Sendable {
             client.shutdown()
             throw error
         }
-        return Services(
-            database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations), logger: logger)
+        do {
+            let files = try AttachmentFiles(dataDirectory: app.dataDirectory, blobDirectory: app.blobDirectory)
+            // The HTTP server streams chunk bodies here (Application's temporaryDirectory).
+            try FileManager.default.createDirectory(at: app.dataDirectory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+            return try Services(
+                database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations),
+                files: files, logger: logger)
+        } catch {
+            client.shutdown()
+            throw error
+        }
     }
 
     /// On a database without users, creates `admin` with the given or a random password,
