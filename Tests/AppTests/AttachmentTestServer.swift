@@ -30,7 +30,9 @@ final class AttachmentTestServer: Sendable {
 
     static func start(adjust: (inout ServerSettings) -> Void = { _ in }) throws -> AttachmentTestServer {
         let configuration = try TestDatabase.configuration()
-        let client = PostgresClient(configuration: configuration, logger: Logger(label: "test", level: .warning))
+        var options = PostgresClient.Options()
+        options.maxConnections = 2
+        let client = PostgresClient(configuration: configuration, options: options, logger: Logger(label: "test", level: .warning))
         let logger = Logger(label: "fieldsync.test", level: .warning)
         try Migrator(client: client, directory: repository.appendingPathComponent("Migrations"), logger: logger).migrate()
         var settings = ServerSettings()

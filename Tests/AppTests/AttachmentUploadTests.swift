@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 import Testing
 
-@Suite("Resumable attachment uploads over HTTP")
+@Suite("Resumable attachment uploads over HTTP", .serialized)
 struct AttachmentUploadTests {
     /// 20 chunks of 64 KiB, the last one 1000 bytes.
     static let photo = TestFile(size: 19 * 65_536 + 1000)

@@ -30,6 +30,10 @@ public struct UploadDeclaration: Sendable, Hashable {
         where !DeviceIdentifier.isValid(id) {
             throw AttachmentError.invalid(field: field, message: "\(field) must be 1-128 characters of A-Z a-z 0-9 . _ : -")
         }
+        // Legal ids, but URL paths cannot carry them: clients remove dot segments (RFC 3986 §5.2.4).
+        guard registration.attId != "." && registration.attId != ".." else {
+            throw AttachmentError.invalid(field: "attId", message: "attId cannot be \".\" or \"..\", which URLs cannot address")
+        }
         guard Self.isMediaType(registration.contentType) else {
             throw AttachmentError.invalid(field: "contentType", message: "contentType must be a media type such as image/jpeg")
         }
@@ -95,15 +99,17 @@ public struct UploadDeclaration: Sendable, Hashable {
         }
     }
 
-    /// `type/subtype` made of RFC 6838 name characters, at most 127 bytes, no parameters.
+    /// `type/subtype` as RFC 6838 restricted names (a letter or digit, then letters, digits
+    /// and `!#$&-^_.+`), at most 127 bytes, no parameters.
     static func isMediaType(_ text: String) -> Bool {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard text.utf8.count <= 127, parts.count == 2 else { return false }
+        func isAlphanumeric(_ byte: UInt8) -> Bool {
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+        }
         return parts.allSatisfy { part in
-            !part.isEmpty && part.utf8.allSatisfy { byte in
-                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                    || "!#$&-^_.+".utf8.contains(byte)
-            }
+            guard let first = part.utf8.first, isAlphanumeric(first) else { return false }
+            return part.utf8.allSatisfy { isAlphanumeric($0) || "!#$&-^_.+".utf8.contains($0) }
         }
     }
 

@@ -73,7 +73,8 @@ enum ByteRangeRequest: Equatable {
             self = suffix == 0 ? .unsatisfiable : .partial(max(0, size - suffix)..<size)
             return
         }
-        let last = lastText.isEmpty ? size - 1 : Self.number(lastText)
+        // `first-` runs to the end; `first-last` with last < first is malformed.
+        let last = lastText.isEmpty ? Int64.max : Self.number(lastText)
         guard let last, last >= first else {
             self = .whole
             return
