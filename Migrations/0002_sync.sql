@@ -31,6 +31,7 @@ CREATE TABLE records (
 CREATE UNIQUE INDEX records_server_seq ON records (server_seq);
 CREATE INDEX records_user_scope ON records (user_scope, server_seq) WHERE user_scope IS NOT NULL;
 CREATE INDEX records_team_scope ON records (team_scope, server_seq) WHERE team_scope IS NOT NULL;
+CREATE INDEX records_tombstones ON records (updated_at) WHERE deleted_seq IS NOT NULL;
 
 -- "Record left scope key K at seq": lets a device that could see it through K drop it
 -- (a pull `remove`). One row per (key, record), the latest exit.
@@ -39,15 +40,16 @@ CREATE TABLE scope_exits (
     collection text   NOT NULL,
     record_id  text   NOT NULL,
     seq        bigint NOT NULL,
+    exited_at  timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (scope_key, collection, record_id)
 );
 CREATE INDEX scope_exits_by_seq ON scope_exits (scope_key, seq);
-CREATE INDEX scope_exits_seq ON scope_exits (seq);
+CREATE INDEX scope_exits_exited_at ON scope_exits (exited_at);
 
 -- Per-device ordering state.
 CREATE TABLE devices (
     device_id        text PRIMARY KEY,
-    user_id          text NOT NULL REFERENCES users (id),
+    user_id          text REFERENCES users (id),
     received_through bigint NOT NULL DEFAULT 0,
     app_version      text,
     platform         text,
@@ -68,8 +70,11 @@ CREATE TABLE op_log (
     status      text   NOT NULL CHECK (status IN ('applied', 'conflict', 'rejected', 'deferred')),
     code        text,
     result      jsonb  NOT NULL,
-    fingerprint bytea  NOT NULL,
+    fingerprint text   NOT NULL,
+    -- The op as the device sent it (the sync centre's journal shows it).
     body        jsonb  NOT NULL,
+    -- While deferred: everything needed to re-attempt it (author, schema version, arrival).
+    pending     jsonb,
     server_seq  bigint,
     occurred_at timestamptz,
     received_at timestamptz NOT NULL DEFAULT now(),
@@ -78,29 +83,24 @@ CREATE TABLE op_log (
 );
 CREATE INDEX op_log_deferred ON op_log (device_id, client_seq) WHERE status = 'deferred';
 CREATE INDEX op_log_record ON op_log (collection, record_id);
-CREATE INDEX op_log_received_at ON op_log (received_at);
+CREATE INDEX op_log_received_at ON op_log (received_at) WHERE status <> 'deferred';
 
--- Conflicts waiting for (or settled by) a person.
+-- Conflicts waiting for (or settled by) a person. `entry` is the whole protocol entry;
+-- the other columns exist to filter and order the queue.
 CREATE TABLE conflicts (
-    id              text PRIMARY KEY,
-    collection      text   NOT NULL,
-    record_id       text   NOT NULL,
-    op_id           text   NOT NULL,
-    device_id       text   NOT NULL,
-    author_id       text   NOT NULL,
-    code            text   NOT NULL,
-    state           text   NOT NULL CHECK (state IN ('open', 'resolved')),
-    opened_at       timestamptz NOT NULL DEFAULT now(),
-    fields          jsonb  NOT NULL,
-    device_revision jsonb  NOT NULL,
-    server_revision jsonb  NOT NULL,
-    user_scope      text,
-    team_scope      text,
-    resolution      jsonb,
-    resolved_at     timestamptz
+    id         text PRIMARY KEY,
+    collection text   NOT NULL,
+    record_id  text   NOT NULL,
+    author_id  text   NOT NULL,
+    device_id  text   NOT NULL,
+    state      text   NOT NULL CHECK (state IN ('open', 'resolved')),
+    opened_at  timestamptz NOT NULL DEFAULT now(),
+    scope_keys text[] NOT NULL,
+    entry      jsonb  NOT NULL
 );
 CREATE INDEX conflicts_open ON conflicts (opened_at) WHERE state = 'open';
 CREATE INDEX conflicts_record ON conflicts (collection, record_id);
+CREATE INDEX conflicts_author ON conflicts (author_id);
 
 -- The outbox: every applied change, conflict and sync, written in the transaction that
 -- caused it and inserted under the sequence lock, so ids grow in commit order.

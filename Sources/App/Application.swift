@@ -38,6 +38,7 @@ public final class Application: Sendable {
             let server = HTTPServer(
                 configuration: httpConfiguration(configuration), router: Routes.build(services), logger: logger)
             try server.start()
+            if configuration.runsWorker { services.worker.start() }
             logger.notice("FieldSync listening on http://\(configuration.host):\(server.port)")
             return Application(configuration: configuration, services: services, database: database, server: server, logger: logger)
         } catch {

@@ -13,8 +13,16 @@ enum Routes {
             authenticator: services.authenticator
         ).register(on: router)
         ConfigController(settings: services.settings, schema: services.schema, authenticator: services.authenticator).register(on: router)
+        SyncController(
+            authenticator: services.authenticator, principals: services.principals, gate: services.gate, pushes: services.pushes,
+            pulls: services.pulls, devices: services.devices, cursors: services.cursors, schema: services.schema
+        ).register(on: router)
+        ConflictsController(
+            authenticator: services.authenticator, principals: services.principals, conflicts: services.conflicts,
+            changes: services.serverChanges
+        ).register(on: router)
         AttachmentsController(
-            authenticator: services.authenticator, gate: services.gate, accounts: services.accounts, uploads: services.attachments
+            authenticator: services.authenticator, principals: services.principals, gate: services.gate, uploads: services.attachments
         ).register(on: router)
         return router
     }

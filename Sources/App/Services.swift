@@ -6,6 +6,7 @@ import SyncProtocol
 import Support
 import SyncAPI
 import SyncEngine
+import Worker
 
 /// The long-lived services of one FieldSync process, built once from the configuration
 /// and passed explicitly to controllers.
@@ -19,16 +20,27 @@ public final class Services: Sendable {
     public let authenticator: Authenticator
     /// The collection schema devices sync against.
     public let schema: Schema
+    public let principals: PrincipalResolver
+    public let syncStore: PostgresSyncStore
+    public let pushes: PushService
+    public let serverChanges: ServerChangeService
+    public let pulls: PullStore
+    public let devices: DeviceSyncStore
+    public let conflicts: ConflictQueries
     public let gate: SyncGate
+    public let cursors: PullCursorCodec
+    /// Resumable uploads and downloads of attachments.
     public let attachments: AttachmentService
+    /// Background jobs (retention); started by `Application` unless turned off.
+    public let worker: Worker
     /// Wakes this process when another one changes accounts or settings.
     private let listener: PostgresListener
     let logger: Logger
 
     init(
-        database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, files: AttachmentFiles,
-        logger: Logger
-    ) throws {
+        database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, cursorKey: Data,
+        workerInterval: Int, files: AttachmentFiles, logger: Logger
+    ) {
         let accounts = AccountStore(database: database)
         let settings = SettingsStore(database: database)
         let authenticator = Authenticator(accounts: accounts)
@@ -40,12 +52,25 @@ public final class Services: Sendable {
         self.login = LoginService(accounts: accounts, hasher: passwords)
         self.authenticator = authenticator
         self.schema = schema
-        let limits = try settings.current()
-        self.gate = SyncGate(
-            settings: settings, limiter: RateLimiter(perSecond: Double(limits.deviceRequestsPerSecond), burst: limits.deviceRequestBurst))
+        self.principals = PrincipalResolver(accounts: accounts)
+        let attachmentStore = AttachmentStore(database: database)
+        let syncStore = PostgresSyncStore(database: database, attachments: attachmentStore, logger: logger)
+        self.syncStore = syncStore
+        let pushes = PushService(
+            store: syncStore, processor: PushProcessor(schema: schema, digest: { SHA256.hash($0).hexString }), logger: logger)
+        self.pushes = pushes
         self.attachments = AttachmentService(
-            store: AttachmentStore(database: database), blobs: files.blobs, chunks: files.chunks, settings: settings,
-            collections: Set(schema.collections.keys), logger: logger)
+            store: attachmentStore, blobs: files.blobs, chunks: files.chunks, settings: settings, collections: Set(schema.collections.keys),
+            listener: DeferredOpRelease(pushes: pushes, logger: logger), logger: logger)
+        self.serverChanges = ServerChangeService(store: syncStore, schema: schema)
+        self.pulls = PullStore(database: database)
+        self.devices = DeviceSyncStore(database: database)
+        self.conflicts = ConflictQueries(database: database)
+        self.gate = SyncGate(settings: settings, limiter: RateLimiter())
+        self.cursors = PullCursorCodec(key: cursorKey)
+        self.worker = Worker(
+            jobs: [RetentionJob(store: RetentionStore(database: database), settings: settings)], database: database,
+            interval: .seconds(workerInterval), logger: logger)
         self.listener = PostgresListener(
             configuration: configuration, channels: [AccountStore.changeChannel, SettingsStore.changeChannel], logger: logger
         ) { channel, _ in
@@ -58,7 +83,7 @@ public final class Services: Sendable {
     /// Connects the pool and brings the schema up to date.
     static func open(_ app: AppConfiguration, database: PostgresConfiguration, logger: Logger) throws -> Services {
         // An invalid schema stops the start before anything touches the database.
-        let schema = try Schema.builtIn()
+        let schema = try loadSchema(app.schemaFile)
         var options = PostgresClient.Options()
         options.maxConnections = app.databasePoolSize
         let client = PostgresClient(configuration: database, options: options, logger: logger)
@@ -71,15 +96,26 @@ public final class Services: Sendable {
             throw error
         }
         do {
+            let cursorKey = try app.cursorSecret.map { Data($0.utf8) } ?? SecretStore(database: client).secret(named: "pull-cursor")
             let files = try AttachmentFiles(dataDirectory: app.dataDirectory, blobDirectory: app.blobDirectory)
             // The HTTP server streams chunk bodies here (Application's temporaryDirectory).
             try FileManager.default.createDirectory(at: app.dataDirectory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
-            return try Services(
+            return Services(
                 database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations),
-                files: files, logger: logger)
+                cursorKey: cursorKey, workerInterval: app.workerInterval, files: files, logger: logger)
         } catch {
             client.shutdown()
             throw error
+        }
+    }
+
+    /// The built-in schema, or the file's, with a message that names the file when it is invalid.
+    static func loadSchema(_ file: URL?) throws -> Schema {
+        guard let file else { return try Schema.builtIn() }
+        do {
+            return try Schema(jsonData: try Data(contentsOf: file))
+        } catch {
+            throw ConfigurationError("schema file \(file.path): \(error)")
         }
     }
 
@@ -101,6 +137,7 @@ public final class Services: Sendable {
     }
 
     func close() {
+        worker.stop()
         listener.stop()
         database.shutdown()
     }

@@ -2,26 +2,25 @@ import Foundation
 import Synchronization
 
 /// A token bucket per key: `burst` requests at once, refilled at `perSecond`.
+///
+/// The rate is given with each call, so a changed setting applies at once.
 public final class RateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: Double
     }
 
-    private let perSecond: Double
-    private let burst: Double
     private let now: @Sendable () -> Double
     private let buckets = Mutex<[String: Bucket]>([:])
 
-    public init(perSecond: Double, burst: Int, now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
-        precondition(perSecond > 0 && burst > 0, "rate limits must be positive")
-        self.perSecond = perSecond
-        self.burst = Double(burst)
+    public init(now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
         self.now = now
     }
 
     /// Takes one token for `key`; returns nil when allowed, else the seconds to wait.
-    public func acquire(_ key: String) -> Int? {
+    public func acquire(_ key: String, perSecond: Double, burst: Int) -> Int? {
+        let perSecond = max(perSecond, 0.001)
+        let burst = Double(max(burst, 1))
         let time = now()
         return buckets.withLock { table -> Int? in
             var bucket = table[key] ?? Bucket(tokens: burst, updated: time)

@@ -23,7 +23,7 @@ struct BenchHTTPCommand: Command {
         let threads = Int(arguments.value("threads") ?? "2") ?? 2
         let bench = try BenchServer.start(environment: environment)
         defer { bench.stop() }
-        let token = try bench.token(role: .field)
+        let token = try bench.token(role: .field).token
         let base = "http://127.0.0.1:\(bench.application.port)"
         print("FieldSync HTTP benchmark: wrk -t\(threads) -c\(connections) -d\(duration)s over loopback")
         for (name, url, headers) in [
@@ -57,15 +57,15 @@ final class BenchServer: Sendable {
         return BenchServer(application: try Application.start(configuration, logger: logger), directory: directory)
     }
 
-    /// A device token for a new user of the given role.
-    func token(role: Role, team: String = "bench") throws -> String {
+    /// A device token (and its device id) for a new user of the given role.
+    func token(role: Role, team: String = "bench") throws -> (token: String, deviceId: String) {
         let services = application.services
         let user = try services.accounts.createUser(
             username: "bench-\(role.rawValue)-\(UUID().uuidString.prefix(8))", role: role, teamId: team,
             passwordHash: try services.passwords.hash(UUID().uuidString))
-        return try services.accounts.issueToken(
-            userId: user.id, deviceId: "bench-\(user.id)", platform: "bench", appVersion: "9.9.9", lifetime: 3600
-        ).token
+        let deviceId = "bench-\(user.id)"
+        let issued = try services.accounts.issueToken(userId: user.id, deviceId: deviceId, platform: "bench", appVersion: "9.9.9", lifetime: 3600)
+        return (issued.token, deviceId)
     }
 
     func stop() {

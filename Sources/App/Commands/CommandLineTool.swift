@@ -10,9 +10,9 @@ public struct CommandLineTool: Sendable {
     }
 
     public static let allCommands: [any Command] = [
-        ServeCommand(), MigrateCommand(),
+        ServeCommand(), WorkerCommand(), MigrateCommand(),
         UserAddCommand(), UserListCommand(), UserSuspendCommand(suspend: true), UserSuspendCommand(suspend: false),
-        BenchHTTPCommand(),
+        BenchHTTPCommand(), BenchSyncCommand(),
     ]
 
     /// Runs the command named by `words`; returns the exit status.

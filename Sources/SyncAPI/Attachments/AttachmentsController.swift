@@ -9,18 +9,18 @@ import SyncProtocol
 /// version floor, per-device rate limit) before any work.
 ///
 /// ```swift
-/// AttachmentsController(authenticator: authenticator, gate: gate, accounts: accounts, uploads: uploads).register(on: router)
+/// AttachmentsController(authenticator: authenticator, principals: principals, gate: gate, uploads: uploads).register(on: router)
 /// ```
 public struct AttachmentsController: Sendable {
     let authenticator: Authenticator
+    let principals: PrincipalResolver
     let gate: SyncGate
-    let accounts: AccountStore
     let uploads: AttachmentService
 
-    public init(authenticator: Authenticator, gate: SyncGate, accounts: AccountStore, uploads: AttachmentService) {
+    public init(authenticator: Authenticator, principals: PrincipalResolver, gate: SyncGate, uploads: AttachmentService) {
         self.authenticator = authenticator
+        self.principals = principals
         self.gate = gate
-        self.accounts = accounts
         self.uploads = uploads
     }
 
@@ -41,7 +41,7 @@ public struct AttachmentsController: Sendable {
     @Sendable func registerUpload(_ request: Request) throws -> Response {
         let identity = try admit(request)
         let declaration = try mapped { try UploadDeclaration(validating: try request.decode(AttachmentRegistration.self)) }
-        let state = try mapped { try uploads.register(declaration, by: try principal(identity)) }
+        let state = try mapped { try uploads.register(declaration, by: try principals.principal(for: identity)) }
         return .json(Self.wire(state))
     }
 
@@ -80,7 +80,7 @@ public struct AttachmentsController: Sendable {
     @Sendable func content(_ request: Request) throws -> Response {
         let identity = try admit(request)
         let attId = try Self.attId(request)
-        let content = try mapped { try uploads.content(attId: attId, principal: try principal(identity)) }
+        let content = try mapped { try uploads.content(attId: attId, principal: try principals.principal(for: identity)) }
         return ContentResponse.make(for: content, request: request)
     }
 
@@ -91,13 +91,6 @@ public struct AttachmentsController: Sendable {
         let identity = try authenticator.authenticate(request)
         _ = try gate.admit(request, identity: identity)
         return identity
-    }
-
-    /// The engine's view of the caller; a supervisor's team members widen what it may read.
-    private func principal(_ identity: DeviceIdentity) throws -> Principal {
-        let user = identity.user
-        let members = user.role == .supervisor ? try user.teamId.map(accounts.memberIds) ?? [] : []
-        return Principal(userId: user.id, role: user.role, teamId: user.teamId, deviceId: identity.deviceId, teamMemberIds: members)
     }
 
     /// Runs `body`, turning an `AttachmentError` into its protocol answer.

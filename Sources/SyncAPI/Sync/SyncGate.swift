@@ -33,7 +33,9 @@ public struct SyncGate: Sendable {
                 message: "This app version can no longer sync. Update to \(floorText) or later.",
                 details: ["minimumVersion": .string(floorText)])
         }
-        if let wait = limiter.acquire(identity.deviceId) {
+        if let wait = limiter.acquire(
+            identity.deviceId, perSecond: Double(current.deviceRequestsPerSecond), burst: current.deviceRequestBurst)
+        {
             throw HTTPError(
                 status: 429, code: "RATE_LIMITED", message: "Too many sync calls from this device. Retry in \(wait) seconds.",
                 headers: HTTPHeaders([("Retry-After", String(wait))]))

@@ -121,7 +121,7 @@ public struct PushProcessor: Sendable {
                 OpLogEntry(
                     deviceId: pending.author.deviceId, opId: op.opId, clientSeq: op.clientSeq, entityKey: op.effectiveEntityKey,
                     collection: op.collection, recordId: op.recordId, authorId: pending.author.userId, fingerprint: pending.fingerprint,
-                    result: result, pending: result.status == .deferred ? body : nil))
+                    result: result, pending: result.status == .deferred ? body : nil, op: op))
         }
     }
 

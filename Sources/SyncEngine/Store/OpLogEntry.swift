@@ -22,10 +22,12 @@ public struct OpLogEntry: Hashable, Codable, Sendable {
     public var result: OpResult
     /// The op to re-attempt while the result is `deferred`.
     public var pending: PendingOp?
+    /// The op as the device sent it (kept for the sync centre's journal).
+    public var op: PushOp
 
     public init(
         deviceId: String, opId: String, clientSeq: Int64, entityKey: String, collection: String, recordId: String,
-        authorId: String, fingerprint: String, result: OpResult, pending: PendingOp?
+        authorId: String, fingerprint: String, result: OpResult, pending: PendingOp?, op: PushOp
     ) {
         self.deviceId = deviceId
         self.opId = opId
@@ -37,6 +39,7 @@ public struct OpLogEntry: Hashable, Codable, Sendable {
         self.fingerprint = fingerprint
         self.result = result
         self.pending = pending
+        self.op = op
     }
 
     public var status: OpStatus { result.status }

@@ -1,0 +1,47 @@
+import Foundation
+import Postgres
+import Support
+import SyncEngine
+
+/// The sync engine's store on PostgreSQL: each `transaction` is one database transaction.
+///
+/// A transaction that fails with a serialization failure or deadlock is run again (the
+/// engine's bodies are stateless and re-runnable), up to three times.
+public final class PostgresSyncStore: SyncStore {
+    let database: PostgresClient
+    private let attachments: any FinalizedAttachmentLookup
+    private let logger: Logger
+
+    public init(database: PostgresClient, attachments: any FinalizedAttachmentLookup, logger: Logger) {
+        self.database = database
+        self.attachments = attachments
+        self.logger = logger
+    }
+
+    public func transaction<T: Sendable>(_ body: (any SyncTransaction) throws -> T) throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try database.withTransaction { connection in
+                    try body(PostgresSyncTransaction(connection: connection, attachments: attachments))
+                }
+            } catch let error as PostgresError where error.code.isTransient && attempt < 3 {
+                logger.debug("sync transaction retried", metadata: ["db.error": "\(error.code)", "attempt": "\(attempt)"])
+                attempt += 1
+            }
+        }
+    }
+}
+
+/// Which attachment uploads are finalized, read inside the caller's transaction.
+public protocol FinalizedAttachmentLookup: Sendable {
+    func finalized(among ids: [String], on connection: PostgresConnection) throws -> Set<String>
+}
+
+/// The lookup used while no attachment upload can finish: every dependency stays pending,
+/// so ops that depend on attachments are deferred rather than applied early.
+public struct NoFinalizedAttachments: FinalizedAttachmentLookup {
+    public init() {}
+
+    public func finalized(among ids: [String], on connection: PostgresConnection) throws -> Set<String> { [] }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Postgres
+import SyncEngine
+import SyncProtocol
+
+/// The engine's calls inside one PostgreSQL transaction; every list is read or written with
+/// a single statement (`unnest` of array binds), so a push costs a fixed number of round trips.
+final class PostgresSyncTransaction: SyncTransaction {
+    private let connection: PostgresConnection
+    private let attachments: any FinalizedAttachmentLookup
+
+    init(connection: PostgresConnection, attachments: any FinalizedAttachmentLookup) {
+        self.connection = connection
+        self.attachments = attachments
+    }
+
+    func lockDevice(_ deviceId: String) throws -> DeviceState {
+        // The upsert takes the row lock that serializes this device's pushes until commit.
+        let highWater = try connection.query("""
+            INSERT INTO devices (device_id) VALUES (\(deviceId))
+            ON CONFLICT (device_id) DO UPDATE SET device_id = excluded.device_id
+            RETURNING received_through
+            """)[0].decode(0, as: Int64.self)
+        let pending = try connection.query("""
+            SELECT pending::text FROM op_log WHERE device_id = \(deviceId) AND status = 'deferred' ORDER BY client_seq
+            """).map { try JSONColumn.decode(PendingOp.self, $0.decode(0, as: String.self)) }
+        return DeviceState(deviceId: deviceId, highWater: highWater, pending: pending)
+    }
+
+    func opLogEntries(deviceId: String, opIds: [String]) throws -> [OpLogEntry] {
+        try connection.query("""
+            SELECT \(unescaped: OpLogRow.columns) FROM op_log WHERE device_id = \(deviceId) AND op_id = ANY(\(opIds)::text[])
+            """).map(OpLogRow.decode)
+    }
+
+    func lockRecords(_ keys: [RecordKey]) throws -> [StoredRecord] {
+        try connection.query("""
+            SELECT \(unescaped: RecordRow.columns) FROM records
+            WHERE (collection, record_id) IN (SELECT * FROM unnest(\(keys.map(\.collection))::text[], \(keys.map(\.recordId))::text[]))
+            ORDER BY collection, record_id
+            FOR UPDATE
+            """).map(RecordRow.decode)
+    }
+
+    func finalizedAttachments(among ids: [String]) throws -> Set<String> {
+        try attachments.finalized(among: ids, on: connection)
+    }
+
+    func conflicts(ids: [String]) throws -> [StoredConflict] {
+        try connection.query("""
+            SELECT entry::text, scope_keys FROM conflicts WHERE id = ANY(\(ids)::text[]) ORDER BY id FOR UPDATE
+            """).map { row in
+            StoredConflict(
+                entry: try JSONColumn.decode(ConflictEntry.self, row.decode(0, as: String.self)),
+                scopeKeys: try row.decode(1, as: [String].self).map { ScopeKey(rawValue: $0) })
+        }
+    }
+
+    func reserveSequence(count: Int) throws -> Int64 {
+        // The row lock taken here is held until commit: commit order is sequence order.
+        try connection.query("""
+            UPDATE sequence_counter SET value = value + \(count) RETURNING value - \(count) + 1
+            """)[0].decode(0, as: Int64.self)
+    }
+
+    func write(_ writes: WriteSet) throws {
+        try OpLogRow.upsert(writes.opLog, on: connection)
+        try RecordRow.upsert(writes.records, on: connection)
+        try ScopeExitRow.record(writes.changes, on: connection)
+        try ConflictRow.insert(writes.openedConflicts, on: connection)
+        try ConflictRow.update(writes.resolvedConflicts, on: connection)
+        try EventOutbox.append(writes.events.map(PendingEvent.init), on: connection)
+        if let device = writes.deviceHighWater {
+            try connection.execute("""
+                UPDATE devices SET received_through = \(device.highWater) WHERE device_id = \(device.deviceId)
+                """)
+        }
+    }
+}
+
+extension PendingEvent {
+    /// An engine outbox event as a row: audience = its scope keys plus `user:<id>` of each named user.
+    init(_ event: OutboxEvent) {
+        let audience = event.audience.scopeKeys.map(\.rawValue) + event.audience.userIds.map { ScopeKey.user($0).rawValue }
+        self.init(type: event.type.rawValue, data: event.data, audience: Array(Set(audience)).sorted())
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Postgres
+import SyncEngine
+import SyncProtocol
+
+/// One page of a pull, before the cursor is signed.
+public struct PullPage: Sendable {
+    /// Each change as its JSON object text, ascending `serverSeq`; PostgreSQL writes the
+    /// upserts and deletes straight from the stored `jsonb`, so no payload is decoded and
+    /// re-encoded on the way out.
+    public var changes: [String]
+    /// Where the next page starts.
+    public var position: Int64
+    /// Kept in the next cursor while the initial sync has not passed its start.
+    public var initialSyncStart: Int64?
+    public var hasMore: Bool
+    /// The highest committed sequence number when the page was read.
+    public var newServerSeq: Int64
+}
+
+/// Reads pull pages (docs/decisions/0003): records whose latest change is after the cursor,
+/// through the caller's scope-key indexes, merged with scope exits that become `remove`.
+public struct PullStore: Sendable {
+    let database: PostgresClient
+
+    public init(database: PostgresClient) {
+        self.database = database
+    }
+
+    /// - Parameters:
+    ///   - position: the cursor position (0 for an initial sync).
+    ///   - initialSyncStart: the sequence number an initial sync began at; nil in delta mode.
+    ///   - startInitialSync: true when there is no cursor: the initial sync starts now.
+    ///   - limit: at most this many changes (already clamped).
+    public func page(
+        for principal: Principal, after position: Int64, initialSyncStart: Int64?, startInitialSync: Bool, limit: Int
+    ) throws -> PullPage {
+        try database.withTransaction { connection in
+            // One snapshot for the counter, the records and the exits.
+            try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            let newServerSeq = try connection.query("SELECT value FROM sequence_counter")[0].decode(0, as: Int64.self)
+            let start = startInitialSync ? newServerSeq : initialSyncStart
+            let visible = principal.visibleScopeKeys.map { $0.sorted() }
+            var rows = try PullRows.records(after: position, visible: visible, skipTombstonesUpTo: start, limit: limit + 1, on: connection)
+            if let keys = visible {
+                // An exit still visible through another key is covered by the record's own row.
+                rows += try PullRows.exits(after: max(position, start ?? 0), keys: keys, limit: limit + 1, on: connection)
+                    .filter { !principal.canSee($0.scopeKeys) }
+            }
+            rows.sort { $0.seq < $1.seq }
+            let consumed = rows.prefix(limit)
+            var latest: [RecordKey: PullRow] = [:]
+            for row in consumed { latest[row.key] = row }
+            let hasMore = rows.count > limit
+            var next = consumed.last?.seq ?? position
+            if !hasMore, let start { next = max(next, start) }
+            return PullPage(
+                changes: latest.values.sorted { $0.seq < $1.seq }.map(\.json), position: next,
+                initialSyncStart: start.flatMap { next < $0 ? $0 : nil }, hasMore: hasMore, newServerSeq: newServerSeq)
+        }
+    }
+}
+
+/// A pull candidate: a record's latest change, or its exit from one of the caller's scopes.
+struct PullRow {
+    var seq: Int64
+    var key: RecordKey
+    /// The record's current scope keys.
+    var scopeKeys: [ScopeKey]
+    var json: String
+}
+
+/// The SQL of pulls.
+enum PullRows {
+    /// The change object of a record row, written by PostgreSQL (PROTOCOL.md, Pull).
+    static let changeJSON = """
+        CASE WHEN deleted_seq IS NULL THEN
+            json_build_object('collection', collection, 'recordId', record_id, 'serverSeq', server_seq, 'type', 'upsert',
+                              'payload', payload, 'fieldMeta', field_meta, 'schemaVersion', schema_version)::jsonb
+            || CASE WHEN conflict_id IS NULL THEN '{}'::jsonb
+                    ELSE jsonb_build_object('conflict', jsonb_build_object('id', conflict_id, 'state', 'open')) END
+        ELSE
+            jsonb_build_object('collection', collection, 'recordId', record_id, 'serverSeq', server_seq, 'type', 'delete',
+                               'tombstone', jsonb_build_object('deletedServerSeq', deleted_seq))
+        END::text
+        """
+    static let columns = "server_seq, collection, record_id, user_scope, team_scope, \(changeJSON)"
+
+    /// Records changed after `position` that the caller sees now, ascending; tombstones made
+    /// before an initial sync began are skipped (the device never had them).
+    static func records(
+        after position: Int64, visible: [ScopeKey]?, skipTombstonesUpTo start: Int64?, limit: Int, on connection: PostgresConnection
+    ) throws -> [PullRow] {
+        let tombstoneFloor = start ?? -1
+        guard let keys = visible else {
+            return try connection.query("""
+                SELECT \(unescaped: columns) FROM records
+                WHERE server_seq > \(position) AND (deleted_seq IS NULL OR deleted_seq > \(tombstoneFloor))
+                ORDER BY server_seq LIMIT \(limit)
+                """).map(decode)
+        }
+        guard !keys.isEmpty else { return [] }
+        // One index range scan per key (user_scope or team_scope, then server_seq).
+        var sql: [String] = []
+        var binds: [String?] = [String(position), String(tombstoneFloor), String(limit)]
+        for key in keys {
+            let column = key.rawValue.hasPrefix("user:") ? "user_scope" : "team_scope"
+            binds.append(key.rawValue)
+            sql.append("""
+                (SELECT \(columns) FROM records
+                 WHERE \(column) = $\(binds.count) AND server_seq > $1 AND (deleted_seq IS NULL OR deleted_seq > $2)
+                 ORDER BY server_seq LIMIT $3)
+                """)
+        }
+        var seen = Set<RecordKey>()
+        return try connection.query(PostgresQuery(sql.joined(separator: " UNION ALL "), binds: binds))
+            .map(decode)
+            .filter { seen.insert($0.key).inserted }
+            .sorted { $0.seq < $1.seq }
+            .prefix(limit).map { $0 }
+    }
+
+    /// The latest exit after `position` of each record from any of `keys`, with the record's current scope.
+    static func exits(after position: Int64, keys: [ScopeKey], limit: Int, on connection: PostgresConnection) throws -> [PullRow] {
+        guard !keys.isEmpty else { return [] }
+        return try connection.query("""
+            SELECT e.seq, e.collection, e.record_id, r.user_scope, r.team_scope,
+                   json_build_object('collection', e.collection, 'recordId', e.record_id, 'serverSeq', e.seq, 'type', 'remove')::text
+            FROM (SELECT collection, record_id, max(seq) AS seq FROM scope_exits
+                  WHERE scope_key = ANY(\(keys.map(\.rawValue))::text[]) AND seq > \(position)
+                  GROUP BY collection, record_id ORDER BY seq LIMIT \(limit)) e
+            JOIN records r ON r.collection = e.collection AND r.record_id = e.record_id
+            ORDER BY e.seq
+            """).map(decode)
+    }
+
+    private static func decode(_ row: PostgresRow) throws -> PullRow {
+        let scopes = [try row.decode(3, as: String?.self), try row.decode(4, as: String?.self)].compactMap { $0 }
+        return PullRow(
+            seq: try row.decode(0), key: RecordKey(collection: try row.decode(1), recordId: try row.decode(2)),
+            scopeKeys: scopes.map { ScopeKey(rawValue: $0) }, json: try row.decode(5))
+    }
+}

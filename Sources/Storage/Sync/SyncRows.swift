@@ -1,0 +1,141 @@
+import Foundation
+import Postgres
+import SyncEngine
+import SyncProtocol
+
+/// `op_log` rows.
+enum OpLogRow {
+    static let columns = """
+        device_id, op_id, client_seq, entity_key, collection, record_id, author_id, fingerprint, result::text, pending::text, body::text
+        """
+
+    static func decode(_ row: PostgresRow) throws -> OpLogEntry {
+        let pending = try row.decode(9, as: String?.self)
+        return OpLogEntry(
+            deviceId: try row.decode(0), opId: try row.decode(1), clientSeq: try row.decode(2), entityKey: try row.decode(3),
+            collection: try row.decode(4), recordId: try row.decode(5), authorId: try row.decode(6), fingerprint: try row.decode(7),
+            result: try JSONColumn.decode(OpResult.self, row.decode(8, as: String.self)),
+            pending: try pending.map { try JSONColumn.decode(PendingOp.self, $0) },
+            op: try JSONColumn.decode(PushOp.self, row.decode(10, as: String.self)))
+    }
+
+    static func upsert(_ entries: [OpLogEntry], on connection: PostgresConnection) throws {
+        guard !entries.isEmpty else { return }
+        try connection.execute("""
+            INSERT INTO op_log (device_id, op_id, client_seq, entity_key, collection, record_id, author_id, status, code,
+                                result, fingerprint, body, pending, server_seq)
+            SELECT * FROM unnest(
+                \(entries.map(\.deviceId))::text[], \(entries.map(\.opId))::text[], \(entries.map(\.clientSeq))::bigint[],
+                \(entries.map(\.entityKey))::text[], \(entries.map(\.collection))::text[], \(entries.map(\.recordId))::text[],
+                \(entries.map(\.authorId))::text[], \(entries.map(\.status.rawValue))::text[], \(entries.map { $0.code?.rawValue })::text[],
+                \(try entries.map { try JSONColumn.encode($0.result) })::jsonb[], \(entries.map(\.fingerprint))::text[],
+                \(try entries.map { try JSONColumn.encode($0.op) })::jsonb[], \(try entries.map { try $0.pending.map(JSONColumn.encode) })::jsonb[],
+                \(entries.map(\.result.serverSeq))::bigint[])
+            ON CONFLICT (device_id, op_id) DO UPDATE SET
+                status = excluded.status, code = excluded.code, result = excluded.result, pending = excluded.pending,
+                server_seq = excluded.server_seq, decided_at = now()
+            """)
+    }
+}
+
+/// `records` rows.
+enum RecordRow {
+    static let columns = """
+        collection, record_id, payload::text, field_meta::text, server_seq, deleted_seq, conflict_id, schema_version,
+        created_at, updated_at
+        """
+
+    /// Decodes `columns`, starting at column `offset` of the row.
+    static func decode(_ row: PostgresRow, offset: Int) throws -> StoredRecord {
+        StoredRecord(
+            collection: try row.decode(offset), recordId: try row.decode(offset + 1),
+            payload: try JSONColumn.decode([String: JSONValue].self, row.decode(offset + 2, as: String.self)),
+            fieldMeta: try JSONColumn.decode([String: FieldMeta].self, row.decode(offset + 3, as: String.self)),
+            serverSeq: try row.decode(offset + 4), tombstoneSeq: try row.decode(offset + 5), conflictId: try row.decode(offset + 6),
+            schemaVersion: try row.decode(offset + 7), createdAt: RFC3339.string(from: try row.decode(offset + 8, as: Date.self)),
+            updatedAt: RFC3339.string(from: try row.decode(offset + 9, as: Date.self)))
+    }
+
+    static func decode(_ row: PostgresRow) throws -> StoredRecord {
+        try decode(row, offset: 0)
+    }
+
+    static func upsert(_ records: [StoredRecord], on connection: PostgresConnection) throws {
+        guard !records.isEmpty else { return }
+        let scopes = records.map { ScopeColumns(keys: $0.scopeKeys) }
+        try connection.execute("""
+            INSERT INTO records (collection, record_id, payload, field_meta, server_seq, user_scope, team_scope, deleted_seq,
+                                 conflict_id, schema_version)
+            SELECT * FROM unnest(
+                \(records.map(\.collection))::text[], \(records.map(\.recordId))::text[],
+                \(records.map { JSONColumn.encode($0.payload) })::jsonb[],
+                \(records.map { JSONColumn.encode($0.fieldMeta) })::jsonb[], \(records.map(\.serverSeq))::bigint[],
+                \(scopes.map(\.user))::text[], \(scopes.map(\.team))::text[], \(records.map(\.tombstoneSeq))::bigint[],
+                \(records.map(\.conflictId))::text[], \(records.map(\.schemaVersion))::int[])
+            ON CONFLICT (collection, record_id) DO UPDATE SET
+                payload = excluded.payload, field_meta = excluded.field_meta, server_seq = excluded.server_seq,
+                user_scope = excluded.user_scope, team_scope = excluded.team_scope, deleted_seq = excluded.deleted_seq,
+                conflict_id = excluded.conflict_id, schema_version = excluded.schema_version, updated_at = now()
+            """)
+    }
+}
+
+/// A record's scope keys as the two indexed columns (`user:<id>` and `team:<id>`).
+struct ScopeColumns {
+    var user: String?
+    var team: String?
+
+    init(keys: [ScopeKey]) {
+        user = keys.first { $0.rawValue.hasPrefix("user:") }?.rawValue
+        team = keys.first { $0.rawValue.hasPrefix("team:") }?.rawValue
+    }
+}
+
+/// `scope_exits` rows: a change that moved a record out of some scope keys.
+enum ScopeExitRow {
+    static func record(_ changes: [ChangeLogEntry], on connection: PostgresConnection) throws {
+        var keys: [String] = [], collections: [String] = [], recordIds: [String] = [], seqs: [Int64] = []
+        for change in changes {
+            for key in Set(change.scopeKeysBefore).subtracting(change.scopeKeysAfter) {
+                keys.append(key.rawValue)
+                collections.append(change.collection)
+                recordIds.append(change.recordId)
+                seqs.append(change.seq)
+            }
+        }
+        guard !keys.isEmpty else { return }
+        try connection.execute("""
+            INSERT INTO scope_exits (scope_key, collection, record_id, seq)
+            SELECT * FROM unnest(\(keys)::text[], \(collections)::text[], \(recordIds)::text[], \(seqs)::bigint[])
+            ON CONFLICT (scope_key, collection, record_id) DO UPDATE SET seq = GREATEST(scope_exits.seq, excluded.seq), exited_at = now()
+            """)
+    }
+}
+
+/// `conflicts` rows.
+enum ConflictRow {
+    static func insert(_ conflicts: [StoredConflict], on connection: PostgresConnection) throws {
+        guard !conflicts.isEmpty else { return }
+        let entries = conflicts.map(\.entry)
+        try connection.execute("""
+            INSERT INTO conflicts (id, collection, record_id, author_id, device_id, state, scope_keys, entry)
+            SELECT id, collection, record_id, author_id, device_id, state,
+                   ARRAY(SELECT jsonb_array_elements_text(keys)), entry
+            FROM unnest(\(entries.map(\.id))::text[], \(entries.map(\.collection))::text[], \(entries.map(\.recordId))::text[],
+                        \(entries.map(\.authorId))::text[], \(entries.map(\.deviceId))::text[], \(entries.map(\.state.rawValue))::text[],
+                        \(try conflicts.map { try JSONColumn.encode($0.scopeKeys) })::jsonb[],
+                        \(try entries.map(JSONColumn.encode))::jsonb[])
+                AS t(id, collection, record_id, author_id, device_id, state, keys, entry)
+            """)
+    }
+
+    static func update(_ entries: [ConflictEntry], on connection: PostgresConnection) throws {
+        guard !entries.isEmpty else { return }
+        try connection.execute("""
+            UPDATE conflicts SET state = t.state, entry = t.entry
+            FROM unnest(\(entries.map(\.id))::text[], \(entries.map(\.state.rawValue))::text[],
+                        \(try entries.map(JSONColumn.encode))::jsonb[]) AS t(id, state, entry)
+            WHERE conflicts.id = t.id
+            """)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import HTTP
+import Storage
+import SyncEngine
+import SyncProtocol
+
+/// `POST /v1/sync/push` and `GET /v1/sync/pull` (PROTOCOL.md, Push and Pull).
+public struct SyncController: Sendable {
+    let authenticator: Authenticator
+    let principals: PrincipalResolver
+    let gate: SyncGate
+    let pushes: PushService
+    let pulls: PullStore
+    let devices: DeviceSyncStore
+    let cursors: PullCursorCodec
+    let schema: Schema
+
+    public init(
+        authenticator: Authenticator, principals: PrincipalResolver, gate: SyncGate, pushes: PushService, pulls: PullStore,
+        devices: DeviceSyncStore, cursors: PullCursorCodec, schema: Schema
+    ) {
+        self.authenticator = authenticator
+        self.principals = principals
+        self.gate = gate
+        self.pushes = pushes
+        self.pulls = pulls
+        self.devices = devices
+        self.cursors = cursors
+        self.schema = schema
+    }
+
+    public func register(on router: Router) {
+        router.add(.POST, "/v1/sync/push", handler: push)
+        router.add(.GET, "/v1/sync/pull", handler: pull)
+    }
+
+    @Sendable func push(_ request: Request) throws -> Response {
+        let identity = try authenticator.authenticate(request)
+        let settings = try gate.admit(request, identity: identity)
+        let body = try request.decode(PushRequest.self)
+        guard body.ops.count <= settings.maxOpsPerPush else {
+            throw HTTPError.validationFailed(field: "ops", message: "at most \(settings.maxOpsPerPush) ops per push")
+        }
+        let principal = try principals.principal(for: identity)
+        let outcome = try mappingSyncErrors { try pushes.push(body, by: principal) }
+        let newServerSeq = try devices.recordSync(
+            deviceId: identity.deviceId, userId: identity.user.id, teamId: identity.user.teamId,
+            appVersion: request.headers["x-app-version"], kind: "push")
+        return .json(
+            PushResponse(
+                results: outcome.results, newServerSeq: max(newServerSeq, outcome.highestServerSeq ?? 0),
+                minSupportedAppVersion: settings.minSupportedAppVersion, serverSchemaVersion: schema.version))
+    }
+
+    @Sendable func pull(_ request: Request) throws -> Response {
+        let identity = try authenticator.authenticate(request)
+        let settings = try gate.admit(request, identity: identity)
+        let limit = try Self.limit(request.query["limit"], maximum: settings.maxPullLimit)
+        let cursor = try request.query["cursor"].map(decodeCursor)
+        let page = try pulls.page(
+            for: try principals.principal(for: identity), after: cursor?.position ?? 0, initialSyncStart: cursor?.initialSyncStart,
+            startInitialSync: cursor == nil, limit: limit)
+        try devices.recordSync(
+            deviceId: identity.deviceId, userId: identity.user.id, teamId: identity.user.teamId,
+            appVersion: request.headers["x-app-version"], kind: "pull")
+        let next = PullCursor(position: page.position, initialSyncStart: page.initialSyncStart, issuedAt: Date())
+        let body = PullResponseWriter.write(
+            changes: page.changes, nextCursor: cursors.encode(next), hasMore: page.hasMore, newServerSeq: page.newServerSeq,
+            minSupportedAppVersion: settings.minSupportedAppVersion, serverSchemaVersion: schema.version)
+        return Response(status: 200, headers: ["Content-Type": "application/json; charset=utf-8"], body: .bytes(body))
+    }
+
+    private func decodeCursor(_ text: String) throws -> PullCursor {
+        do {
+            return try cursors.decode(text)
+        } catch .invalid {
+            throw HTTPError(status: 400, code: ErrorCode.cursorInvalid.rawValue, message: "This cursor was not issued by this server.")
+        } catch .expired {
+            throw HTTPError(
+                status: 410, code: ErrorCode.cursorExpired.rawValue,
+                message: "This cursor is older than 30 days. Download again without a cursor; queued changes are kept.")
+        }
+    }
+
+    /// The page size: 500 by default, clamped to the configured maximum.
+    static func limit(_ text: String?, maximum: Int) throws -> Int {
+        guard let text else { return maximum }
+        guard let value = Int(text), value >= 1 else {
+            throw HTTPError.validationFailed(field: "limit", message: "limit must be a positive integer")
+        }
+        return min(value, maximum)
+    }
+}
