@@ -11,8 +11,8 @@ import FoundationNetworking
 #endif
 
 /// A real FieldSync application on a fresh database and data folder, on a free loopback port,
-/// for the attachment tests. The rate limit is raised before the start (the limiter reads it
-/// once) so tests measure behaviour, not throttling.
+/// for the attachment tests. The per-device rate limit is raised so tests measure behaviour,
+/// not throttling.
 final class AttachmentTestServer: Sendable {
     let application: Application
     /// A pool on the server's database, to inspect and age rows.
