@@ -30,10 +30,13 @@ extension AttachmentService {
         for digest in [claimedSHA256, declaration.chunkSha256?[index]].compactMap({ $0 }) where digest != actual {
             throw AttachmentError.chunkChecksumMismatch(expected: digest, actual: actual)
         }
-        // Flushed before the session lock is taken; only the rename happens under it.
-        try DurableFiles.sync(body)
         let hours = try settings.current().uploadSessionHours
         try store.transaction { tx in
+            // The chunk row is what makes a chunk count, and it is written only after the
+            // bytes are flushed. Losing the row in a crash is harmless: the session then lists
+            // the chunk as missing and the device re-sends it. So this commit skips the WAL
+            // flush, leaving one disk flush per chunk (the file's).
+            try tx.connection.execute("SET LOCAL synchronous_commit TO off")
             guard let current = try tx.session(deviceId: deviceId, attId: attId, lock: true), current.id == session.id else {
                 throw AttachmentError.sessionExpired  // swept or restarted while the chunk was verified
             }

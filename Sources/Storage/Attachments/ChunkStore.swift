@@ -3,8 +3,9 @@ import Foundation
 /// Received chunks of upload sessions on disk: `<root>/<session-uuid>/<index>`.
 ///
 /// Paths are built from the server-generated session UUID and an integer index only, never
-/// from a client-supplied string. A chunk appears by atomic rename of a flushed file, so a
-/// stored chunk is always complete.
+/// from a client-supplied string. A chunk counts as received only once its database row
+/// exists, and the row is written after `store` has flushed the file and its directory, so a
+/// file left half-written by a crash is never trusted (it is overwritten when re-sent).
 public struct ChunkStore: Sendable {
     public let root: URL
 
@@ -14,12 +15,19 @@ public struct ChunkStore: Sendable {
         try DurableFiles.createDirectory(self.root)
     }
 
-    /// Moves the received, already flushed body `file` into place as chunk `index`,
-    /// replacing an earlier copy of the same chunk.
+    /// Moves the received body `file` into place as chunk `index` (replacing an earlier copy
+    /// of the same chunk) and flushes it there.
+    ///
+    /// Renaming before flushing lets file systems such as ext4 commit the new inode and the
+    /// rename in one journal commit instead of two; it is safe because the chunk only counts
+    /// once its row is written, after this returns.
     func store(_ file: URL, session: UUID, index: Int) throws {
         let folder = directory(of: session)
         try DurableFiles.createDirectory(folder)
-        try DurableFiles.move(file, to: chunk(index, of: session))
+        let destination = chunk(index, of: session)
+        try DurableFiles.rename(file, to: destination)
+        try DurableFiles.sync(destination)
+        try DurableFiles.syncDirectory(folder)
     }
 
     /// The file of chunk `index`.

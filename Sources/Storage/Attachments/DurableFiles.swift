@@ -33,24 +33,28 @@ enum DurableFiles {
 
     /// Moves a flushed file to `destination`, replacing any file there, and flushes the
     /// destination directory.
+    static func move(_ source: URL, to destination: URL) throws {
+        try rename(source, to: destination)
+        try syncDirectory(destination.deletingLastPathComponent())
+    }
+
+    /// Renames `source` to `destination`, replacing any file there; nothing is flushed.
     ///
     /// Across file systems (`EXDEV`, e.g. a blob directory on another volume) the bytes are
     /// copied to a hidden sibling of `destination`, flushed and renamed into place, so the
     /// destination still appears atomically; the source is then deleted.
-    static func move(_ source: URL, to destination: URL) throws {
-        if rename(source.path, destination.path) != 0 {
-            guard errno == EXDEV else { throw POSIXError.current() }
-            let sibling = destination.deletingLastPathComponent().appendingPathComponent(".partial-\(UUID().uuidString)")
-            do {
-                try copy(source, to: sibling)
-                guard rename(sibling.path, destination.path) == 0 else { throw POSIXError.current() }
-            } catch {
-                unlink(sibling.path)
-                throw error
-            }
-            unlink(source.path)
+    static func rename(_ source: URL, to destination: URL) throws {
+        guard Foundation.rename(source.path, destination.path) != 0 else { return }
+        guard errno == EXDEV else { throw POSIXError.current() }
+        let sibling = destination.deletingLastPathComponent().appendingPathComponent(".partial-\(UUID().uuidString)")
+        do {
+            try copy(source, to: sibling)
+            guard Foundation.rename(sibling.path, destination.path) == 0 else { throw POSIXError.current() }
+        } catch {
+            unlink(sibling.path)
+            throw error
         }
-        try syncDirectory(destination.deletingLastPathComponent())
+        unlink(source.path)
     }
 
     /// Appends the bytes of each of `sources` to a new file `destination` and flushes it.
