@@ -13,6 +13,8 @@ public struct AppConfiguration: Sendable {
     public var port = 8080
     /// Where the embedded cluster, blobs and temp files live (`--data-dir`, `FIELDSYNC_DATA_DIR`).
     public var dataDirectory = URL(fileURLWithPath: ".fieldsync")
+    /// Where finished attachments are stored (`--blob-dir`, `FIELDSYNC_BLOB_DIR`); `<data-dir>/blobs` when unset.
+    public var blobDirectory: URL?
     /// An external PostgreSQL server; when set, no embedded cluster is started (`DATABASE_URL`).
     public var databaseURL: String?
     /// An external PostgreSQL server given directly (embedding and tests); takes precedence
@@ -49,7 +51,7 @@ public struct AppConfiguration: Sendable {
     }
 
     /// The option names `serve` and the other commands accept.
-    public static let valueOptions: Set<String> = ["host", "port", "data-dir"]
+    public static let valueOptions: Set<String> = ["host", "port", "data-dir", "blob-dir"]
 
     /// Reads flags over environment variables over defaults.
     public static func load(arguments: CommandLineArguments, environment: Environment = Environment()) throws -> AppConfiguration {
@@ -62,6 +64,7 @@ public struct AppConfiguration: Sendable {
         if let directory = arguments.value("data-dir") ?? environment["FIELDSYNC_DATA_DIR"] {
             configuration.dataDirectory = URL(fileURLWithPath: directory)
         }
+        configuration.blobDirectory = (arguments.value("blob-dir") ?? environment["FIELDSYNC_BLOB_DIR"]).map { URL(fileURLWithPath: $0) }
         configuration.databaseURL = environment["DATABASE_URL"]
         configuration.databasePoolSize = try positive(environment, "FIELDSYNC_DB_POOL_SIZE") ?? configuration.databasePoolSize
         configuration.workerThreads = try positive(environment, "FIELDSYNC_WORKER_THREADS") ?? configuration.workerThreads

@@ -21,6 +21,9 @@ enum Routes {
             authenticator: services.authenticator, principals: services.principals, conflicts: services.conflicts,
             changes: services.serverChanges
         ).register(on: router)
+        AttachmentsController(
+            authenticator: services.authenticator, principals: services.principals, gate: services.gate, uploads: services.attachments
+        ).register(on: router)
         OrdersController(authenticator: services.authenticator, principals: services.principals, orders: services.orders).register(on: router)
         LiveEventsController(authenticator: services.authenticator, principals: services.principals, hub: services.events).register(on: router)
         services.backOffice.register(on: router)

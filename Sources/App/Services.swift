@@ -30,6 +30,8 @@ public final class Services: Sendable {
     public let conflicts: ConflictQueries
     public let gate: SyncGate
     public let cursors: PullCursorCodec
+    /// Resumable uploads and downloads of attachments.
+    public let attachments: AttachmentService
     /// Background jobs (retention); started by `Application` unless turned off.
     public let worker: Worker
     public let backOffice: BackOffice
@@ -43,7 +45,7 @@ public final class Services: Sendable {
 
     init(
         database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, cursorKey: Data,
-        workerInterval: Int, web: BackOffice.Setup, liveEvents: EventHub.Options, logger: Logger
+        workerInterval: Int, files: AttachmentFiles, web: BackOffice.Setup, liveEvents: EventHub.Options, logger: Logger
     ) {
         let accounts = AccountStore(database: database)
         let settings = SettingsStore(database: database)
@@ -58,10 +60,15 @@ public final class Services: Sendable {
         self.authenticator = authenticator
         self.schema = schema
         self.principals = PrincipalResolver(accounts: accounts)
-        let syncStore = PostgresSyncStore(database: database, attachments: NoFinalizedAttachments(), logger: logger)
+        let attachmentStore = AttachmentStore(database: database)
+        let syncStore = PostgresSyncStore(database: database, attachments: attachmentStore, logger: logger)
         self.syncStore = syncStore
-        self.pushes = PushService(
+        let pushes = PushService(
             store: syncStore, processor: PushProcessor(schema: schema, digest: { SHA256.hash($0).hexString }), logger: logger)
+        self.pushes = pushes
+        self.attachments = AttachmentService(
+            store: attachmentStore, blobs: files.blobs, chunks: files.chunks, settings: settings, collections: Set(schema.collections.keys),
+            listener: DeferredOpRelease(pushes: pushes, logger: logger), logger: logger)
         let serverChanges = ServerChangeService(store: syncStore, schema: schema)
         self.serverChanges = serverChanges
         self.pulls = PullStore(database: database)
@@ -107,10 +114,13 @@ public final class Services: Sendable {
         }
         do {
             let cursorKey = try app.cursorSecret.map { Data($0.utf8) } ?? SecretStore(database: client).secret(named: "pull-cursor")
+            let files = try AttachmentFiles(dataDirectory: app.dataDirectory, blobDirectory: app.blobDirectory)
+            // The HTTP server streams chunk bodies here (Application's temporaryDirectory).
+            try FileManager.default.createDirectory(at: app.dataDirectory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
             let web = try BackOffice.Setup(resources: app.resourcesDirectory, secrets: SecretStore(database: client), configuration: app.web)
             return Services(
                 database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations),
-                cursorKey: cursorKey, workerInterval: app.workerInterval, web: web, liveEvents: app.liveEvents, logger: logger)
+                cursorKey: cursorKey, workerInterval: app.workerInterval, files: files, web: web, liveEvents: app.liveEvents, logger: logger)
         } catch {
             client.shutdown()
             throw error

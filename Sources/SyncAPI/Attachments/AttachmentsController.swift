@@ -1,0 +1,130 @@
+import Foundation
+import HTTP
+import Storage
+import SyncEngine
+import SyncProtocol
+
+/// The resumable upload endpoints of PROTOCOL.md (Attachments) and the download of finished
+/// attachments. Every call is authenticated and passes the sync gate (maintenance, emergency
+/// version floor, per-device rate limit) before any work.
+///
+/// ```swift
+/// AttachmentsController(authenticator: authenticator, principals: principals, gate: gate, uploads: uploads).register(on: router)
+/// ```
+public struct AttachmentsController: Sendable {
+    let authenticator: Authenticator
+    let principals: PrincipalResolver
+    let gate: SyncGate
+    let uploads: AttachmentService
+
+    public init(authenticator: Authenticator, principals: PrincipalResolver, gate: SyncGate, uploads: AttachmentService) {
+        self.authenticator = authenticator
+        self.principals = principals
+        self.gate = gate
+        self.uploads = uploads
+    }
+
+    public func register(on router: Router) {
+        router.add(.POST, "/v1/attachments", handler: registerUpload)
+        router.add(.GET, "/v1/attachments/{attId}", handler: status)
+        // Chunks stream to a file as they arrive: a 4 MiB body never sits in memory, and a
+        // declared length over the largest chunk size is refused before any byte is read.
+        router.add(
+            .PUT, "/v1/attachments/{attId}/chunks/{index}",
+            options: RouteOptions(maxBodyBytes: UploadDeclaration.chunkBytesRange.upperBound, streamsBodyToFile: true),
+            handler: putChunk)
+        router.add(.POST, "/v1/attachments/{attId}/finalize", handler: finalize)
+        router.add(.GET, "/v1/attachments/{attId}/content", handler: content)
+    }
+
+    /// `POST /v1/attachments`: register, resume or deduplicate.
+    @Sendable func registerUpload(_ request: Request) throws -> Response {
+        let identity = try admit(request)
+        let declaration = try mapped { try UploadDeclaration(validating: try request.decode(AttachmentRegistration.self)) }
+        let state = try mapped { try uploads.register(declaration, by: try principals.principal(for: identity)) }
+        return .json(Self.wire(state))
+    }
+
+    /// `GET /v1/attachments/{attId}`: the caller's session and its received chunks.
+    @Sendable func status(_ request: Request) throws -> Response {
+        let identity = try admit(request)
+        let attId = try Self.attId(request)
+        return .json(Self.wire(try mapped { try uploads.status(attId: attId, deviceId: identity.deviceId) }))
+    }
+
+    /// `PUT /v1/attachments/{attId}/chunks/{index}` with `X-Chunk-SHA256`.
+    @Sendable func putChunk(_ request: Request) throws -> Response {
+        let identity = try admit(request)
+        let attId = try Self.attId(request)
+        let index = try Self.chunkIndex(request)
+        guard let header = request.headers["x-chunk-sha256"]?.lowercased(), FileDigest.isHexSHA256(header) else {
+            throw HTTPError.validationFailed(field: "X-Chunk-SHA256", message: "X-Chunk-SHA256 must be the chunk's SHA-256 in hex")
+        }
+        guard let body = request.bodyFile else { throw HTTPError.internalError() }
+        try mapped {
+            try uploads.storeChunk(attId: attId, index: index, body: body, claimedSHA256: header, deviceId: identity.deviceId)
+        }
+        return .json(ChunkStored(attId: attId, index: index))
+    }
+
+    /// `POST /v1/attachments/{attId}/finalize`, optional body `{"chunkSha256": [...]}`.
+    @Sendable func finalize(_ request: Request) throws -> Response {
+        let identity = try admit(request)
+        let attId = try Self.attId(request)
+        let list = request.body.isEmpty ? nil : try request.decode(FinalizeRequest.self).chunkSha256
+        let sha256 = try mapped { try uploads.finalize(attId: attId, chunkSHA256: list, deviceId: identity.deviceId) }
+        return .json(FinalizeResponse(sha256: sha256))
+    }
+
+    /// `GET /v1/attachments/{attId}/content`: the bytes, scope-checked, with ranges and ETag.
+    @Sendable func content(_ request: Request) throws -> Response {
+        let identity = try admit(request)
+        let attId = try Self.attId(request)
+        let content = try mapped { try uploads.content(attId: attId, principal: try principals.principal(for: identity)) }
+        return ContentResponse.make(for: content, request: request)
+    }
+
+    // MARK: - Helpers
+
+    /// Authenticates the caller and admits the call through the sync gate.
+    private func admit(_ request: Request) throws -> DeviceIdentity {
+        let identity = try authenticator.authenticate(request)
+        _ = try gate.admit(request, identity: identity)
+        return identity
+    }
+
+    /// Runs `body`, turning an `AttachmentError` into its protocol answer.
+    private func mapped<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as AttachmentError {
+            throw error.httpError
+        }
+    }
+
+    private static func attId(_ request: Request) throws -> String {
+        let attId = try request.parameter("attId")
+        guard DeviceIdentifier.isValid(attId) else {
+            throw HTTPError.validationFailed(field: "attId", message: "attId must be 1-128 characters of A-Z a-z 0-9 . _ : -")
+        }
+        return attId
+    }
+
+    /// A chunk index: plain decimal digits (no sign), small enough that it cannot overflow;
+    /// whether it is in range is the session's call.
+    private static func chunkIndex(_ request: Request) throws -> Int {
+        let text = try request.parameter("index")
+        guard (1...9).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let index = Int(text) else {
+            throw HTTPError.validationFailed(field: "index", message: "index must be a chunk number 0, 1, 2, …")
+        }
+        return index
+    }
+
+    static func wire(_ state: UploadState) -> AttachmentSession {
+        let open = state.status == .uploading
+        return AttachmentSession(
+            attId: state.attId, status: state.status.rawValue, uploadUrl: open ? "/v1/attachments/\(state.attId)/chunks" : nil,
+            receivedChunks: open ? state.receivedChunks : nil, expiresAt: state.expiresAt.map(RFC3339.string(from:)),
+            sha256: state.sha256)
+    }
+}
