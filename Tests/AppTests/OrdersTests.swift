@@ -1,0 +1,218 @@
+import AppTesting
+import Foundation
+import Postgres
+import Support
+import SyncProtocol
+import Testing
+
+/// `POST /v1/orders` with Idempotency-Key semantics, and the office's decisions (PROTOCOL.md, Orders).
+@Suite("Orders API", .serialized)
+struct OrdersTests {
+    @Test("An order is created SUBMITTED with 201; the same key and body answer the same bytes, marked replayed")
+    func createAndReplay() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let (_, token) = try await server.makeDevice()
+
+        let first = try await server.postOrder(TestServer.orderBody("ord-1"), key: "k-1", token: token)
+        let again = try await server.postOrder(TestServer.orderBody("ord-1"), key: "k-1", token: token)
+        let reordered = Data(#"{"note":"by noon","lines":[{"qty":2,"sku":"A-1"}],"customerId":"cust-9","orderId":"ord-1"}"#.utf8)
+        let sameContent = try await server.postOrder(reordered, key: "k-1", token: token)
+
+        #expect(first.status == 201)
+        #expect(first.header("Idempotent-Replayed") == nil)
+        let order = try first.decode(Order.self)
+        #expect(order.orderId == "ord-1" && order.customerId == "cust-9" && order.lines == [OrderLine(sku: "A-1", qty: 2)])
+        #expect(order.note == "by noon" && order.status == .submitted && order.serverSeq > 0)
+        #expect(RFC3339.date(from: order.createdAt) != nil)
+        for replay in [again, sameContent] {
+            #expect(replay.status == 201)
+            #expect(replay.body == first.body, "the original response, byte for byte")
+            #expect(replay.header("Idempotent-Replayed") == "true")
+        }
+    }
+
+    @Test("The same key with another body is 422 IDEMPOTENCY_KEY_REUSED; keys belong to their user")
+    func keyReused() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let (_, ana) = try await server.makeDevice()
+        let (_, ben) = try await server.makeDevice()
+        #expect(try await server.postOrder(TestServer.orderBody("ord-1"), key: "k-1", token: ana).status == 201)
+
+        let reused = try await server.postOrder(TestServer.orderBody("ord-1", qty: 3), key: "k-1", token: ana)
+        let otherUser = try await server.postOrder(TestServer.orderBody("ord-2"), key: "k-1", token: ben)
+
+        #expect(reused.status == 422)
+        #expect(reused.errorCode == "IDEMPOTENCY_KEY_REUSED")
+        #expect(otherUser.status == 201, "ben's k-1 is not ana's")
+        #expect(otherUser.header("Idempotent-Replayed") == nil)
+        #expect(try otherUser.decode(Order.self).orderId == "ord-2")
+    }
+
+    @Test("Without an Idempotency-Key the answer is 400 IDEMPOTENCY_KEY_REQUIRED and nothing is created")
+    func keyRequired() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let (_, token) = try await server.makeDevice()
+
+        for key in [nil, "", "  "] as [String?] {
+            let response = try await server.postOrder(TestServer.orderBody("ord-1"), key: key, token: token)
+            #expect(response.status == 400)
+            #expect(response.errorCode == "IDEMPOTENCY_KEY_REQUIRED")
+        }
+        let malformed = try await server.postOrder(TestServer.orderBody("ord-1"), key: String(repeating: "k", count: 256), token: token)
+        #expect(malformed.errorCode == "VALIDATION_FAILED")
+        #expect(try await server.postOrder(TestServer.orderBody("ord-1"), key: "k-ok", token: token).status == 201, "ord-1 was free")
+    }
+
+    @Test("Invalid bodies are 400 VALIDATION_FAILED naming the field; the key stays unused")
+    func validation() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let (_, token) = try await server.makeDevice()
+        let cases = [
+            (#"{"customerId": "c", "lines": [{"sku": "A", "qty": 1}]}"#, "orderId"),
+            (#"{"orderId": "bad id!", "customerId": "c", "lines": [{"sku": "A", "qty": 1}]}"#, "orderId"),
+            (#"{"orderId": "o-1", "lines": [{"sku": "A", "qty": 1}]}"#, "customerId"),
+            (#"{"orderId": "o-1", "customerId": " ", "lines": [{"sku": "A", "qty": 1}]}"#, "customerId"),
+            (#"{"orderId": "o-1", "customerId": "c", "lines": []}"#, "lines"),
+            (#"{"orderId": "o-1", "customerId": "c", "lines": [{"sku": "A", "qty": 1}, {"sku": "B", "qty": 0}]}"#, "lines[1].qty"),
+            (#"{"orderId": "o-1", "customerId": "c", "lines": [{"sku": "A", "qty": "two"}]}"#, "lines[0].qty"),
+            (#"{"orderId": "o-1", "customerId": "c", "lines": [{"sku": "", "qty": 1}]}"#, "lines[0].sku"),
+            (#"{"orderId": "o-1", "customerId": "c", "lines": [{"sku": "A", "qty": 1}], "status": "CONFIRMED"}"#, "status"),
+        ]
+
+        for (body, field) in cases {
+            let response = try await server.postOrder(Data(body.utf8), key: "k-1", token: token)
+            #expect(response.status == 400, "\(body)")
+            #expect(response.errorCode == "VALIDATION_FAILED", "\(body)")
+            #expect(try response.errorEnvelope().error.details?["field"] == .string(field), "\(body)")
+        }
+        #expect(try await server.postOrder(TestServer.orderBody("o-1"), key: "k-1", token: token).status == 201)
+    }
+
+    @Test("A second request with a key whose first is still in flight gets 409 REQUEST_IN_PROGRESS; the first then commits")
+    func concurrentSameKey() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let (_, token) = try await server.makeDevice()
+        // Holding the sequence counter keeps the first request in flight: it claims the key,
+        // then waits to number its change.
+        let blocker = try CounterLock(server.database)
+        async let firstResponse = server.postOrder(TestServer.orderBody("ord-1"), key: "k-1", token: token)
+        try await blocker.waitForAWaiter()
+
+        let second = try await server.postOrder(TestServer.orderBody("ord-1"), key: "k-1", token: token)
+        try blocker.release()
+        let first = try await firstResponse
+        let third = try await server.postOrder(TestServer.orderBody("ord-1"), key: "k-1", token: token)
+
+        #expect(second.status == 409)
+        #expect(second.errorCode == "REQUEST_IN_PROGRESS")
+        #expect(second.header("Retry-After") == "1")
+        #expect(first.status == 201)
+        #expect(third.status == 201 && third.body == first.body && third.header("Idempotent-Replayed") == "true")
+    }
+
+    @Test("A dispatcher confirms with 200; a field user or supervisor gets 403; twice is 409 ORDER_NOT_SUBMITTED; unknown is 404")
+    func confirm() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let (_, ana) = try await server.makeDevice()
+        let (_, sue) = try await server.makeDevice(role: .supervisor)
+        let (_, dora) = try await server.makeDevice(role: .dispatcher, team: nil)
+        let created = try await server.createOrder("ord-1", token: ana)
+
+        let byField = try await server.decideOrder("ord-1", token: ana)
+        let bySupervisor = try await server.decideOrder("ord-1", token: sue)
+        let confirmed = try await server.decideOrder("ord-1", token: dora)
+        let twice = try await server.decideOrder("ord-1", token: dora)
+        let rejectAfter = try await server.decideOrder("ord-1", reject: "too late", token: dora)
+        let unknown = try await server.decideOrder("ord-404", token: dora)
+
+        #expect(byField.status == 403 && byField.errorCode == "FORBIDDEN")
+        #expect(bySupervisor.status == 403 && bySupervisor.errorCode == "FORBIDDEN")
+        #expect(confirmed.status == 200)
+        let order = try confirmed.decode(Order.self)
+        #expect(order.status == .confirmed && order.serverSeq > created.serverSeq && order.createdAt == created.createdAt)
+        #expect(order.lines == created.lines && order.rejectionReason == nil)
+        #expect(twice.status == 409 && twice.errorCode == "ORDER_NOT_SUBMITTED")
+        #expect(rejectAfter.status == 409 && rejectAfter.errorCode == "ORDER_NOT_SUBMITTED")
+        #expect(unknown.status == 404 && unknown.errorCode == "NOT_FOUND")
+    }
+
+    @Test("An admin rejects with a reason, which the order carries; a reason is required")
+    func reject() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let (_, ana) = try await server.makeDevice()
+        let (_, adam) = try await server.makeDevice(role: .admin, team: nil)
+        _ = try await server.createOrder("ord-1", token: ana)
+
+        let blank = try await server.decideOrder("ord-1", reject: " ", token: adam)
+        let missing = try await server.client.send("POST", "/v1/orders/ord-1/reject", body: Data("{}".utf8), token: adam)
+        let rejected = try await server.decideOrder("ord-1", reject: "out of stock", token: adam)
+
+        for refused in [blank, missing] {
+            #expect(refused.status == 400)
+            #expect(try refused.errorEnvelope().error.details?["field"] == .string("reason"))
+        }
+        #expect(rejected.status == 200)
+        let order = try rejected.decode(Order.self)
+        #expect(order.status == .rejected && order.rejectionReason == "out of stock")
+    }
+
+    @Test("The confirmation reaches the orderer's next pull as a change with a new serverSeq")
+    func confirmationReachesPull() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let (_, ana) = try await server.makeDevice()
+        let (_, dora) = try await server.makeDevice(role: .dispatcher, team: nil)
+        let created = try await server.createOrder("ord-1", token: ana)
+        let initial = try await pull(server, token: ana, cursor: nil)
+        #expect(initial.changes.contains { $0.recordId == "ord-1" && $0.payload?["status"] == "SUBMITTED" && $0.serverSeq == created.serverSeq })
+
+        let confirmed = try await server.decideOrder("ord-1", token: dora).decode(Order.self)
+        let next = try await pull(server, token: ana, cursor: initial.nextCursor)
+
+        let change = try #require(next.changes.first { $0.collection == "orders" && $0.recordId == "ord-1" })
+        #expect(change.type == .upsert && change.serverSeq == confirmed.serverSeq && change.serverSeq > created.serverSeq)
+        #expect(change.payload?["status"] == "CONFIRMED")
+    }
+
+    private func pull(_ server: TestServer, token: String, cursor: String?) async throws -> PullResponse {
+        let query = cursor.map { "?cursor=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0) } ?? ""
+        let response = try await server.client.get("/v1/sync/pull" + query, headers: ["X-App-Version": "2.3.0"], token: token)
+        guard response.status == 200 else { throw TestServerError("pull failed: \(response)") }
+        return try response.decode(PullResponse.self)
+    }
+}
+
+/// Holds the sequence counter's row lock in an open transaction, so that writers wait.
+private final class CounterLock: @unchecked Sendable {
+    /// Used by one test; its queries are short, so they run on the test's own task.
+    private let connection: PostgresConnection
+
+    init(_ database: PostgresConfiguration) throws {
+        connection = try PostgresConnection(configuration: database, logger: Logger(label: "test", level: .warning))
+        try connection.executeScript("BEGIN; SELECT value FROM sequence_counter FOR UPDATE")
+    }
+
+    /// Returns once another session of the database waits for a lock.
+    func waitForAWaiter() async throws {
+        for _ in 0..<500 {
+            let waiting = try connection.query("""
+                SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+                """)[0].decode(0, as: Int.self)
+            if waiting > 0 { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TestServerError("no request started waiting for the sequence counter")
+    }
+
+    func release() throws {
+        try connection.executeScript("COMMIT")
+        connection.close()
+    }
+}
