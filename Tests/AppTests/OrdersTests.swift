@@ -115,6 +115,24 @@ struct OrdersTests {
         #expect(third.status == 201 && third.body == first.body && third.header("Idempotent-Replayed") == "true")
     }
 
+    @Test("A request that dies in flight leaves nothing behind: its key is free for the retry")
+    func crashedRequestReleasesKey() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let (_, token) = try await server.makeDevice()
+        let blocker = try CounterLock(server.database)
+        async let doomed = server.postOrder(TestServer.orderBody("ord-1"), key: "k-1", token: token)
+        try await blocker.waitForAWaiter()
+
+        try blocker.terminateWaiters()
+        #expect(try await doomed.status == 500)
+        try blocker.release()
+        let retry = try await server.postOrder(TestServer.orderBody("ord-1"), key: "k-1", token: token)
+
+        #expect(retry.status == 201)
+        #expect(retry.header("Idempotent-Replayed") == nil, "the first attempt committed nothing")
+    }
+
     @Test("A dispatcher confirms with 200; a field user or supervisor gets 403; twice is 409 ORDER_NOT_SUBMITTED; unknown is 404")
     func confirm() async throws {
         let server = try TestServer.start()
@@ -209,6 +227,13 @@ private final class CounterLock: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(10))
         }
         throw TestServerError("no request started waiting for the sequence counter")
+    }
+
+    /// Ends the sessions waiting for a lock, as a crash of their server would.
+    func terminateWaiters() throws {
+        try connection.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+            """)
     }
 
     func release() throws {
