@@ -21,8 +21,8 @@ extension AttachmentService {
         guard (0..<declaration.chunkCount).contains(index) else {
             throw AttachmentError.invalid(field: "index", message: "index must be 0...\(declaration.chunkCount - 1)")
         }
-        let (actual, size) = try FileDigest.sha256(of: body)
         let expected = declaration.expectedSize(ofChunk: index)
+        let (actual, size) = try FileDigest.sha256(of: body)
         guard size == Int64(expected) else {
             let problem = size > Int64(declaration.chunkBytes) ? "is longer than chunkBytes" : "must be \(expected) bytes"
             throw AttachmentError.invalid(field: "body", message: "chunk \(index) \(problem), got \(size)")
@@ -30,21 +30,21 @@ extension AttachmentService {
         for digest in [claimedSHA256, declaration.chunkSha256?[index]].compactMap({ $0 }) where digest != actual {
             throw AttachmentError.chunkChecksumMismatch(expected: digest, actual: actual)
         }
+        // The bytes are flushed in place before the row that makes them count is written.
+        try chunks.store(body, session: session.id, index: index)
         let hours = try settings.current().uploadSessionHours
-        try store.transaction { tx in
-            // The chunk row is what makes a chunk count, and it is written only after the
-            // bytes are flushed. Losing the row in a crash is harmless: the session then lists
-            // the chunk as missing and the device re-sends it. So this commit skips the WAL
-            // flush, leaving one disk flush per chunk (the file's).
-            try tx.connection.execute("SET LOCAL synchronous_commit TO off")
-            guard let current = try tx.session(deviceId: deviceId, attId: attId, lock: true), current.id == session.id else {
-                throw AttachmentError.sessionExpired  // swept or restarted while the chunk was verified
-            }
-            guard current.status == .uploading else { return }
-            guard !current.isExpired else { throw AttachmentError.sessionExpired }
-            try chunks.store(body, session: session.id, index: index)
-            try tx.recordChunk(index, of: session.id, sha256: actual, size: expected)
-            try tx.touch(session.id, hours: hours)
+        switch try store.read({ try $0.recordChunk(index, of: session.id, sha256: actual, size: expected, hours: hours) }) {
+        case .recorded:
+            return
+        case .complete:
+            // Finalized meanwhile: the re-sent chunk is not needed, and its folder must not linger.
+            chunks.removeSession(session.id)
+        case .expired:
+            throw AttachmentError.sessionExpired
+        case .gone:
+            // Swept, or restarted by a new registration, while the chunk was verified.
+            chunks.removeSession(session.id)
+            throw AttachmentError.sessionExpired
         }
     }
 

@@ -88,7 +88,6 @@ struct AttachmentTransaction {
 
     /// Records activity on an open session: its expiry moves `hours` ahead. Returns the
     /// updated session (nil when it is no longer open).
-    @discardableResult
     func touch(_ session: UUID, hours: Int) throws -> UploadSession? {
         try connection.query("""
             UPDATE attachments SET last_activity_at = now(), expires_at = now() + make_interval(hours => \(hours))
