@@ -81,8 +81,10 @@ struct AttachmentHostileInputTests {
             let answer = try await device.put("att-1", index, Data(bytes))
             #expect(answer.status == 400 && answer.details["field"] as? String == "body", "\(answer)")
         }
-        let oversized = try await device.put("att-1", "0", Data(count: (4 << 20) + 1))
-        #expect(oversized.status == 413 && oversized.errorCode == "PAYLOAD_TOO_LARGE", "\(oversized)")
+        // Refused from the headers alone, before any of the body is read.
+        let oversized = try server.headersOnly(
+            "PUT /v1/attachments/att-1/chunks/0", headers: ["Authorization": "Bearer \(device.token)", "Content-Length": "\((4 << 20) + 1)"])
+        #expect(oversized.hasPrefix("HTTP/1.1 413") && oversized.contains("PAYLOAD_TOO_LARGE"), "\(oversized)")
         let unsigned = try await server.send("PUT", "/v1/attachments/att-1/chunks/0", body: file.chunks[0], token: device.token)
         #expect(unsigned.status == 400 && unsigned.details["field"] as? String == "X-Chunk-SHA256", "\(unsigned)")
         #expect(server.files(in: "uploads").isEmpty)

@@ -114,6 +114,28 @@ final class AttachmentTestServer: Sendable {
         }
     }
 
+    /// Sends only a request line and headers over a raw socket and returns what the server
+    /// answers before any body arrives (e.g. a 413 for a declared length over the limit).
+    func headersOnly(_ requestLine: String, headers: [String: String]) throws -> String {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(application.port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let head = "\(requestLine) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { "\($0.key): \($0.value)\r\n" }.joined() + "\r\n"
+        _ = head.withCString { Foundation.send(descriptor, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        var answer = [UInt8](repeating: 0, count: 4096)
+        let count = recv(descriptor, &answer, answer.count, 0)
+        return String(decoding: answer.prefix(max(count, 0)), as: UTF8.self)
+    }
+
     private static let session: URLSession = {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil

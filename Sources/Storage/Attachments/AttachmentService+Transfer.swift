@@ -4,14 +4,15 @@ import SyncEngine
 extension AttachmentService {
     // MARK: - Chunks
 
-    /// Verifies a received chunk and stores it durably; re-sending a stored chunk replaces it
-    /// with identical bytes, and a chunk for a complete session is accepted without writing.
+    /// Verifies a received chunk and writes it durably to its place in the session's file;
+    /// re-sending a stored chunk rewrites identical bytes, and a chunk for a complete session
+    /// is accepted without writing.
     ///
     /// The checks run before anything is written: index in range, exact size (every chunk is
     /// `chunkBytes` long except the last, which holds the rest), then the SHA-256 against
     /// the header and the registered digest.
     /// - Parameters:
-    ///   - body: The request body file; moved into the chunk store on success.
+    ///   - body: The request body file; copied into the session's file on success.
     ///   - claimedSHA256: The `X-Chunk-SHA256` header, lowercase hex.
     /// - Throws: `AttachmentError` `.sessionNotFound`, `.sessionExpired`, `.invalid`, `.chunkChecksumMismatch`.
     public func storeChunk(attId: String, index: Int, body: URL, claimedSHA256: String, deviceId: String) throws {
@@ -31,13 +32,13 @@ extension AttachmentService {
             throw AttachmentError.chunkChecksumMismatch(expected: digest, actual: actual)
         }
         // The bytes are flushed in place before the row that makes them count is written.
-        try chunks.store(body, session: session.id, index: index)
+        try chunks.write(body, session: session.id, at: Int64(index) * Int64(declaration.chunkBytes))
         let hours = try settings.current().uploadSessionHours
         switch try store.read({ try $0.recordChunk(index, of: session.id, sha256: actual, size: expected, hours: hours) }) {
         case .recorded:
             return
         case .complete:
-            // Finalized meanwhile: the re-sent chunk is not needed, and its folder must not linger.
+            // Finalized meanwhile: the re-sent chunk is not needed, and its file must not linger.
             chunks.removeSession(session.id)
         case .expired:
             throw AttachmentError.sessionExpired
@@ -50,8 +51,8 @@ extension AttachmentService {
 
     // MARK: - Finalize
 
-    /// Reassembles the chunks, verifies the whole file and stores it as a blob (once per
-    /// SHA-256), completes the session, writes `attachment.completed` and then tells the
+    /// Verifies the whole file (assembled in place as the chunks arrived) and stores it as a
+    /// blob (once per SHA-256), completes the session, writes `attachment.completed` and then tells the
     /// listener. Finalizing a complete session answers the same again.
     /// - Parameter chunkSHA256: Per-chunk digests sent with finalize; they take precedence
     ///   over those of the registration when a mismatch has to be traced to chunks.
@@ -68,18 +69,15 @@ extension AttachmentService {
             let reference = try chunkSHA256.map { try UploadDeclaration.chunkDigests($0, count: session.declaration.chunkCount) }
             return try assemble(session, reference: reference ?? session.declaration.chunkSha256, in: tx)
         }
-        if let suspects = outcome.suspects {
-            chunks.remove(suspects, of: outcome.session.id)
-            throw AttachmentError.fileChecksumMismatch(suspects: suspects)
-        }
+        if let suspects = outcome.suspects { throw AttachmentError.fileChecksumMismatch(suspects: suspects) }
         chunks.removeSession(outcome.session.id)
         announce(attId: attId, deviceId: deviceId)
         return outcome.session.declaration.sha256
     }
 
-    /// Concatenates every chunk into one file inside the session folder and hands it to the
-    /// blob store, which verifies the SHA-256. On a mismatch the suspect chunks are forgotten
-    /// (the transaction still commits) and returned.
+    /// Hands the session's file, assembled as the chunks arrived, to the blob store, which
+    /// verifies the SHA-256 and moves it in. On a mismatch the suspect chunks are forgotten
+    /// (the transaction still commits; their bytes are overwritten when re-sent) and returned.
     private func assemble(_ session: UploadSession, reference: [String]?, in tx: AttachmentTransaction) throws
         -> (session: UploadSession, suspects: [Int]?)
     {
@@ -87,12 +85,11 @@ extension AttachmentService {
         let stored = try tx.chunks(of: session.id)
         let missing = Set(0..<declaration.chunkCount).subtracting(stored.map(\.index)).sorted()
         guard missing.isEmpty else { throw AttachmentError.chunksMissing(missing) }
-        let assembled = chunks.assemblyFile(of: session.id)
-        // Gone already when the blob store moved it in; removed here on every other path.
-        defer { unlink(assembled.path) }
-        try DurableFiles.concatenate((0..<declaration.chunkCount).map { chunks.chunk($0, of: session.id) }, into: assembled)
+        let assembled = chunks.file(of: session.id)
+        // A finalize whose commit failed after the move left no file, but the blob: not moved again.
+        let movedBefore = try !FileManager.default.fileExists(atPath: assembled.path) && blobs.exists(declaration.sha256)
         do {
-            _ = try blobs.put(assembled, sha256: declaration.sha256)
+            if !movedBefore { _ = try blobs.put(assembled, sha256: declaration.sha256) }
         } catch BlobStoreError.checksumMismatch {
             let differing = reference.map { list in stored.filter { $0.sha256 != list[$0.index] }.map(\.index) } ?? []
             // No list, or a list that matches every chunk yet not the file: any chunk may be wrong.
