@@ -154,6 +154,35 @@ struct AttachmentUploadTests {
         #expect(try server.column("SELECT att_id FROM attachments WHERE blob_sha256 IS NOT NULL ORDER BY att_id") == ["att-ana", "att-bo"])
     }
 
+    @Test("Chunks re-sent with other bytes while finalize runs never alter the stored blob")
+    func chunkWritesDuringFinalize() async throws {
+        let server = try AttachmentTestServer.start()
+        defer { server.stop() }
+        let device = try server.device()
+        let file = TestFile(size: 8 * 65_536)
+        var other = file.chunks[0]
+        other[0] ^= 0xFF
+        #expect(try await device.register("att-race", file).status == 200)
+        for index in file.chunks.indices { #expect(try await device.put("att-race", file, chunk: index).status == 200) }
+        async let resends: Void = {
+            for round in 0..<20 {
+                _ = try await device.put("att-race", "0", round.isMultiple(of: 2) ? other : file.chunks[0])
+            }
+            _ = try await device.put("att-race", file, chunk: 0)
+        }()
+        var finalized = try await device.finalize("att-race")
+        try await resends
+        while finalized.status == 422 {
+            #expect(finalized.details["suspectChunks"] != nil)
+            _ = try await device.put("att-race", file, chunk: 0)
+            finalized = try await device.finalize("att-race")
+        }
+        #expect(finalized.status == 200, "\(finalized)")
+        let blob = server.dataDirectory.appendingPathComponent("blobs/\(file.sha256.prefix(2))/\(file.sha256.dropFirst(2).prefix(2))/\(file.sha256)")
+        #expect(digest(try Data(contentsOf: blob)) == file.sha256)
+        #expect(try await device.content("att-race").body == file.data)
+    }
+
     @Test("Registering again with other chunking restarts the session; with another file it is refused")
     func reRegistration() async throws {
         let server = try AttachmentTestServer.start()

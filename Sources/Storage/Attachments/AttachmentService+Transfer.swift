@@ -11,14 +11,35 @@ extension AttachmentService {
     /// The checks run before anything is written: index in range, exact size (every chunk is
     /// `chunkBytes` long except the last, which holds the rest), then the SHA-256 against
     /// the header and the registered digest.
+    ///
+    /// The session row is held with `FOR KEY SHARE` from the check to the commit: chunks of
+    /// one session may be written side by side, but never while a finalize (`FOR UPDATE`)
+    /// verifies and moves the file, nor into a session being swept or restarted. Without it
+    /// a chunk written during finalize could alter a blob after its digest was checked.
     /// - Parameters:
     ///   - body: The request body file; copied into the session's file on success.
     ///   - claimedSHA256: The `X-Chunk-SHA256` header, lowercase hex.
     /// - Throws: `AttachmentError` `.sessionNotFound`, `.sessionExpired`, `.invalid`, `.chunkChecksumMismatch`.
     public func storeChunk(attId: String, index: Int, body: URL, claimedSHA256: String, deviceId: String) throws {
-        let session = try liveSession(attId: attId, deviceId: deviceId)
-        guard session.status == .uploading else { return }
-        let declaration = session.declaration
+        let hours = try settings.current().uploadSessionHours
+        try store.transaction { tx in
+            // The chunk's bytes are flushed before its row is written, and losing the row in a
+            // crash only makes the session list the chunk as missing, so the device re-sends
+            // it: this commit need not wait for the WAL flush (one disk flush per chunk).
+            try tx.connection.execute("SET LOCAL synchronous_commit TO off")
+            guard let session = try tx.session(deviceId: deviceId, attId: attId, lock: .keyShare) else {
+                throw AttachmentError.sessionNotFound
+            }
+            guard session.status == .uploading else { return }
+            guard !session.isExpired else { throw AttachmentError.sessionExpired }
+            let digest = try Self.verify(body, as: index, of: session.declaration, claimedSHA256: claimedSHA256)
+            try chunks.write(body, session: session.id, at: Int64(index) * Int64(session.declaration.chunkBytes))
+            try tx.recordChunk(index, of: session.id, sha256: digest, size: session.declaration.expectedSize(ofChunk: index), hours: hours)
+        }
+    }
+
+    /// Checks a chunk's index, size and SHA-256; returns the digest.
+    private static func verify(_ body: URL, as index: Int, of declaration: UploadDeclaration, claimedSHA256: String) throws -> String {
         guard (0..<declaration.chunkCount).contains(index) else {
             throw AttachmentError.invalid(field: "index", message: "index must be 0...\(declaration.chunkCount - 1)")
         }
@@ -31,22 +52,7 @@ extension AttachmentService {
         for digest in [claimedSHA256, declaration.chunkSha256?[index]].compactMap({ $0 }) where digest != actual {
             throw AttachmentError.chunkChecksumMismatch(expected: digest, actual: actual)
         }
-        // The bytes are flushed in place before the row that makes them count is written.
-        try chunks.write(body, session: session.id, at: Int64(index) * Int64(declaration.chunkBytes))
-        let hours = try settings.current().uploadSessionHours
-        switch try store.read({ try $0.recordChunk(index, of: session.id, sha256: actual, size: expected, hours: hours) }) {
-        case .recorded:
-            return
-        case .complete:
-            // Finalized meanwhile: the re-sent chunk is not needed, and its file must not linger.
-            chunks.removeSession(session.id)
-        case .expired:
-            throw AttachmentError.sessionExpired
-        case .gone:
-            // Swept, or restarted by a new registration, while the chunk was verified.
-            chunks.removeSession(session.id)
-            throw AttachmentError.sessionExpired
-        }
+        return actual
     }
 
     // MARK: - Finalize
@@ -61,7 +67,7 @@ extension AttachmentService {
     ///   `.chunksMissing`, `.fileChecksumMismatch` (the suspect chunks are dropped).
     public func finalize(attId: String, chunkSHA256: [String]?, deviceId: String) throws -> String {
         let outcome = try store.transaction { tx -> (session: UploadSession, suspects: [Int]?) in
-            guard let session = try tx.session(deviceId: deviceId, attId: attId, lock: true) else {
+            guard let session = try tx.session(deviceId: deviceId, attId: attId, lock: .update) else {
                 throw AttachmentError.sessionNotFound
             }
             if session.status == .complete { return (session, nil) }
@@ -139,7 +145,7 @@ extension AttachmentService {
     /// The caller's session, open or complete.
     /// - Throws: `.sessionNotFound` or `.sessionExpired`.
     private func liveSession(attId: String, deviceId: String) throws -> UploadSession {
-        guard let session = try store.read({ try $0.session(deviceId: deviceId, attId: attId, lock: false) }) else {
+        guard let session = try store.read({ try $0.session(deviceId: deviceId, attId: attId, lock: nil) }) else {
             throw AttachmentError.sessionNotFound
         }
         guard !session.isExpired else { throw AttachmentError.sessionExpired }

@@ -8,16 +8,6 @@ struct StoredChunk: Hashable {
     let sha256: String
 }
 
-/// What became of a chunk's row.
-enum ChunkRecording {
-    case recorded
-    /// The session completed meanwhile; the chunk is not needed.
-    case complete
-    case expired
-    /// The session row is gone (swept, or replaced by a new registration).
-    case gone
-}
-
 extension AttachmentTransaction {
     // MARK: - Chunks
 
@@ -28,35 +18,17 @@ extension AttachmentTransaction {
             """).map { StoredChunk(index: try $0.decode("chunk_index"), sha256: try $0.decode("sha256")) }
     }
 
-    /// Records chunk `index` of the session if it is still open (a re-sent chunk replaces the
-    /// earlier row) and moves its expiry `hours` ahead, in one statement outside any
-    /// transaction block: one round trip per chunk.
-    ///
-    /// The row lock (`FOR UPDATE`) waits for a finalize in progress, so a chunk never lands in
-    /// a session that completed meanwhile. `set_config(…, true)` makes this statement's own
-    /// commit skip the WAL flush: the chunk's bytes are already flushed, and losing the row in
-    /// a crash only makes the session list the chunk as missing, so the device re-sends it.
-    func recordChunk(_ index: Int, of session: UUID, sha256: String, size: Int, hours: Int) throws -> ChunkRecording {
-        let rows = try connection.query("""
-            WITH live AS (
-                SELECT id, status, status = 'uploading' AND expires_at <= now() AS expired
-                FROM attachments WHERE id = \(session) FOR UPDATE
-            ), recorded AS (
-                INSERT INTO attachment_chunks (attachment_id, chunk_index, sha256, size)
-                SELECT id, \(index), \(sha256), \(size) FROM live WHERE status = 'uploading' AND NOT expired
+    /// Records chunk `index` of an open session (a re-sent chunk replaces the earlier row) and
+    /// moves the session's expiry `hours` ahead, in one statement. The plain `UPDATE` takes
+    /// `FOR NO KEY UPDATE`, which other chunk writers' `FOR KEY SHARE` does not block.
+    func recordChunk(_ index: Int, of session: UUID, sha256: String, size: Int, hours: Int) throws {
+        try connection.execute("""
+            WITH recorded AS (
+                INSERT INTO attachment_chunks (attachment_id, chunk_index, sha256, size) VALUES (\(session), \(index), \(sha256), \(size))
                 ON CONFLICT (attachment_id, chunk_index) DO UPDATE SET sha256 = excluded.sha256, size = excluded.size, received_at = now()
-                RETURNING attachment_id
-            ), touched AS (
-                UPDATE attachments SET last_activity_at = now(), expires_at = now() + make_interval(hours => \(hours))
-                WHERE id IN (SELECT attachment_id FROM recorded) RETURNING id
             )
-            SELECT status, expired, set_config('synchronous_commit', 'off', true) AS commit_mode,
-                   (SELECT count(*) FROM touched) AS touched
-            FROM live
+            UPDATE attachments SET last_activity_at = now(), expires_at = now() + make_interval(hours => \(hours)) WHERE id = \(session)
             """)
-        guard let row = rows.first else { return .gone }
-        if try row.decode("touched", as: Int.self) > 0 { return .recorded }
-        return try row.decode("status", as: String.self) == UploadSession.Status.complete.rawValue ? .complete : .expired
     }
 
     func forgetChunks(_ indexes: [Int], of session: UUID) throws {
