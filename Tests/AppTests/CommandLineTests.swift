@@ -86,6 +86,29 @@ struct CommandLineTests {
         #expect(unknown.standardError.contains("no user named \"nobody\""))
     }
 
+    @Test("serve prints the first admin's creation at once, serves, and stops cleanly on SIGTERM")
+    func serveLifecycle() async throws {
+        let database = try TestDatabase.configuration()
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-serve-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let serve = try FieldSyncCLI.launch(
+            ["serve", "--port", "0", "--data-dir", dataDirectory.path],
+            environment: ["DATABASE_URL": DatabaseURL.string(for: database), "FIELDSYNC_ADMIN_PASSWORD": "first-admin-pass"])
+
+        let port = try await Self.listeningPort(of: serve)
+        // Standard output is a file here, as under a service manager: the line must not sit in a buffer.
+        #expect(serve.standardOutput.contains("Created the first admin account"), "\(serve.standardOutput)")
+        let client = TestClient(baseURL: URL(string: "http://127.0.0.1:\(port)/")!)
+        #expect(try await client.get("/v1/health").status == 200)
+        let login = try await client.post("/v1/auth/token", json: TokenRequest(username: "admin", password: "first-admin-pass", deviceId: "d1"))
+        #expect(login.status == 200)
+
+        serve.signal(SIGTERM)
+        let output = try serve.wait(timeout: 30)
+        #expect(output.status == 0, "\(output)")
+        #expect(output.standardError.contains("FieldSync shutting down"))
+    }
+
     @Test("--help of every command exits 0 and prints its usage", arguments: CommandLineTool.allCommands.map(\.path))
     func help(path: [String]) throws {
         let output = try FieldSyncCLI.run(path + ["--help"])
@@ -124,6 +147,20 @@ struct CommandLineTests {
         #expect(output.standardOutput.isEmpty)
         #expect(output.standardError.hasPrefix("fieldsync: unknown command \"frobnicate\""), "\(output)")
         #expect(output.standardError.contains("Commands:"))
+    }
+
+    /// The port from the "FieldSync listening on http://host:port" line, once it appears.
+    static func listeningPort(of command: RunningCommand) async throws -> Int {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline && command.isRunning {
+            if let line = command.standardError.split(separator: "\n").first(where: { $0.contains("FieldSync listening on http://") }),
+                let port = line.split(separator: ":").last.flatMap({ Int($0) })
+            {
+                return port
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestServerError("serve did not start:\n\(command.standardError)")
     }
 
     /// User name, role, team and status of the `user list` row for `username` (the id, last, varies).
