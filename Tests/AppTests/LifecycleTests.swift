@@ -1,6 +1,8 @@
 import AppTesting
 import Foundation
+import HTTP
 import Postgres
+import PostgresTesting
 import Support
 import Synchronization
 import SyncProtocol
@@ -26,6 +28,41 @@ struct LifecycleTests {
         let refused = try await second.client.post(
             "/v1/auth/token", json: TokenRequest(username: "admin", password: "another-admin-password", deviceId: "d1"))
         #expect(refused.status == 401)
+    }
+
+    @Test("Start creates the folder large request bodies are spooled to, also on an external database")
+    func spoolFolder() throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        var isDirectory: ObjCBool = false
+
+        let exists = FileManager.default.fileExists(atPath: server.dataDirectory.appendingPathComponent("tmp").path, isDirectory: &isDirectory)
+
+        #expect(exists && isDirectory.boolValue)
+    }
+
+    @Test("A start that fails to bind closes its database connections and listener")
+    func failedStartCleansUp() async throws {
+        let running = try TestServer.start()
+        defer { running.stop() }
+        let database = try TestDatabase.configuration()
+
+        #expect(throws: HTTPServerError.self) {
+            try TestServer.start(database: database) { $0.port = running.application.port }
+        }
+
+        let observer = try PostgresConnection(configuration: database, logger: Logger(label: "test"))
+        defer { observer.close() }
+        let deadline = ContinuousClock.now + .seconds(3)
+        var others = -1
+        while ContinuousClock.now < deadline {
+            others = try observer.query(
+                "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )[0].decode("n", as: Int.self)
+            if others == 0 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(others == 0, "connections of the failed start are still open")
     }
 
     @Test("Shutdown lets an in-flight request finish, then refuses connections")
