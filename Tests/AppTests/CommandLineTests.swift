@@ -109,6 +109,30 @@ struct CommandLineTests {
         #expect(output.standardError.contains("FieldSync shutting down"))
     }
 
+    @Test("user add reaches the embedded cluster of --data-dir, stopped or serving, and leaves a serving one running")
+    func userAddEmbedded() async throws {
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("fsync-\(UUID().uuidString.prefix(6))")
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let dataDir = ["--data-dir", dataDirectory.path]
+
+        let offline = try FieldSyncCLI.run(["user", "add", "--username", "ana", "--role", "field", "--password", "ana-password"] + dataDir)
+        #expect(offline.status == 0, "\(offline)")
+        let serve = try FieldSyncCLI.launch(["serve", "--port", "0"] + dataDir)
+        let port = try await Self.listeningPort(of: serve)
+        let online = try FieldSyncCLI.run(["user", "add", "--username", "bo", "--role", "supervisor", "--password", "bo-password"] + dataDir)
+        #expect(online.status == 0, "\(online)")
+
+        let client = TestClient(baseURL: URL(string: "http://127.0.0.1:\(port)/")!)
+        for (username, password) in [("ana", "ana-password"), ("bo", "bo-password")] {
+            let login = try await client.post("/v1/auth/token", json: TokenRequest(username: username, password: password, deviceId: "d1"))
+            #expect(login.status == 200, "\(username): \(login)")
+        }
+        serve.signal(SIGTERM)
+        #expect(try serve.wait(timeout: 60).status == 0)
+        let postmaster = dataDirectory.appendingPathComponent("postgres/postmaster.pid").path
+        #expect(!FileManager.default.fileExists(atPath: postmaster), "serve stops the cluster it started")
+    }
+
     @Test("--help of every command exits 0 and prints its usage", arguments: CommandLineTool.allCommands.map(\.path))
     func help(path: [String]) throws {
         let output = try FieldSyncCLI.run(path + ["--help"])
