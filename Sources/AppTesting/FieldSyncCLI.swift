@@ -3,7 +3,7 @@ public import Foundation
 /// Runs the built `fieldsync` executable as a subprocess, as an operator would.
 ///
 /// ```swift
-/// let output = try FieldSyncCLI.run(["user", "list"], environment: ["DATABASE_URL": server.databaseURL])
+/// let output = try await FieldSyncCLI.run(["user", "list"], environment: ["DATABASE_URL": server.databaseURL])
 /// #expect(output.status == 0)
 /// #expect(output.standardOutput.contains("admin"))
 /// ```
@@ -42,10 +42,10 @@ public enum FieldSyncCLI {
     ///   - timeout: the process is terminated, and this throws, when it runs longer.
     /// - Throws: `TestServerError` when the executable is missing or times out.
     public static func run(
-        _ arguments: [String], environment: [String: String] = [:], standardInput: String? = nil, timeout: TimeInterval = 120
-    ) throws -> Output {
+        _ arguments: [String], environment: [String: String] = [:], standardInput: String? = nil, timeout: Duration = .seconds(120)
+    ) async throws -> Output {
         let running = try launch(arguments, environment: environment, standardInput: standardInput)
-        return try running.wait(timeout: timeout)
+        return try await running.wait(timeout: timeout)
     }
 
     /// Starts `fieldsync` without waiting for it, e.g. `serve`.
@@ -111,17 +111,17 @@ public final class RunningCommand {
         kill(process.processIdentifier, number)
     }
 
-    /// Waits for the exit.
+    /// Waits for the exit, polling without blocking a thread.
     /// - Throws: `TestServerError` after terminating the process when it runs longer than `timeout`.
-    public func wait(timeout: TimeInterval) throws -> FieldSyncCLI.Output {
-        let deadline = Date().addingTimeInterval(timeout)
+    public func wait(timeout: Duration) async throws -> FieldSyncCLI.Output {
+        let deadline = ContinuousClock.now + timeout
         while process.isRunning {
-            guard Date() < deadline else {
+            guard ContinuousClock.now < deadline else {
                 process.terminate()
                 process.waitUntilExit()
-                throw TestServerError("fieldsync \(arguments.joined(separator: " ")) ran longer than \(timeout) s")
+                throw TestServerError("fieldsync \(arguments.joined(separator: " ")) ran longer than \(timeout)")
             }
-            Thread.sleep(forTimeInterval: 0.02)
+            try await Task.sleep(for: .milliseconds(20))
         }
         return FieldSyncCLI.Output(status: process.terminationStatus, standardOutput: standardOutput, standardError: standardError)
     }

@@ -13,14 +13,14 @@ import Testing
 struct LifecycleTests {
     @Test("The first start creates admin once; a restart on the same database creates no other")
     func firstAdminOnce() async throws {
-        let first = try TestServer.start()
+        let first = try await TestServer.start()
         let users = try first.services.accounts.listUsers()
         #expect(users.map(\.username) == ["admin"])
         #expect(users.first?.role == .admin)
         #expect(try await first.login(username: "admin", password: TestServer.adminPassword).isEmpty == false)
         first.stop()
 
-        let second = try TestServer.start(database: first.database) { $0.adminPassword = "another-admin-password" }
+        let second = try await TestServer.start(database: first.database) { $0.adminPassword = "another-admin-password" }
         defer { second.stop() }
 
         #expect(try second.services.accounts.listUsers().map(\.username) == ["admin"])
@@ -31,8 +31,8 @@ struct LifecycleTests {
     }
 
     @Test("Start creates the folder large request bodies are spooled to, also on an external database")
-    func spoolFolder() throws {
-        let server = try TestServer.start()
+    func spoolFolder() async throws {
+        let server = try await TestServer.start()
         defer { server.stop() }
         var isDirectory: ObjCBool = false
 
@@ -43,12 +43,12 @@ struct LifecycleTests {
 
     @Test("A start that fails to bind closes its database connections and listener")
     func failedStartCleansUp() async throws {
-        let running = try TestServer.start()
+        let running = try await TestServer.start()
         defer { running.stop() }
         let database = try TestDatabase.configuration()
 
-        #expect(throws: HTTPServerError.self) {
-            try TestServer.start(database: database) { $0.port = running.application.port }
+        await #expect(throws: HTTPServerError.self) {
+            try await TestServer.start(database: database) { $0.port = running.application.port }
         }
 
         let observer = try PostgresConnection(configuration: database, logger: Logger(label: "test"))
@@ -67,7 +67,7 @@ struct LifecycleTests {
 
     @Test("Shutdown lets an in-flight request finish, then refuses connections")
     func gracefulShutdown() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         let (user, password) = try server.makeUser()
         // Holding this lock parks the login's account query inside the server.
         let blocker = try PostgresConnection(configuration: server.database, logger: Logger(label: "test"))
