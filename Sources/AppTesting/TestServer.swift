@@ -4,8 +4,8 @@ public import Postgres
 import PostgresTesting
 public import Storage
 public import Support
-import Synchronization
 public import SyncProtocol
+import Synchronization
 
 /// A real FieldSync `Application` on 127.0.0.1 and a free port, on a fresh database.
 ///

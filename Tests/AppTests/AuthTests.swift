@@ -79,7 +79,9 @@ struct AuthTests {
 
     @Test(
         "A body that is not JSON, or nests deeper than 64 levels, is 400 MALFORMED_JSON",
-        arguments: [#"{"username": "ana", "password": "#, "username=ana&password=x", String(repeating: "[", count: 65) + String(repeating: "]", count: 65)])
+        arguments: [
+            #"{"username": "ana", "password": "#, "username=ana&password=x", String(repeating: "[", count: 65) + String(repeating: "]", count: 65),
+        ])
     func rejectsMalformedJSON(body: String) async throws {
         let server = try await TestServer.start()
         defer { server.stop() }

@@ -24,8 +24,10 @@ struct DeviceTokenTests {
 
     @Test(
         "Missing or malformed Authorization headers get 401 UNAUTHENTICATED",
-        arguments: [nil, "", "Bearer", "Bearer ", "Basic YWRtaW46c2VjcmV0", "Token abc", "Bearer not-a-token",
-                    "Bearer " + String(repeating: "a", count: 300)] as [String?])
+        arguments: [
+            nil, "", "Bearer", "Bearer ", "Basic YWRtaW46c2VjcmV0", "Token abc", "Bearer not-a-token",
+            "Bearer " + String(repeating: "a", count: 300),
+        ] as [String?])
     func rejectsBadHeaders(authorization: String?) async throws {
         let server = try await TestServer.start()
         defer { server.stop() }

@@ -35,7 +35,8 @@ struct FoundationTests {
         let name = server.database.database
         #expect(try await server.client.get("/v1/health").status == 200)
 
-        try admin.executeScript("""
+        try admin.executeScript(
+            """
             ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS false;
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid();
             """)

@@ -4,8 +4,8 @@ import HTTP
 import Postgres
 import PostgresTesting
 import Support
-import Synchronization
 import SyncProtocol
+import Synchronization
 import Testing
 
 /// Start-up (first admin) and graceful shutdown of the whole application.

@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import HTTP
 import Postgres
-import Synchronization
 import SyncProtocol
+import Synchronization
 
 /// `GET /v1/health`: 200 when the database answers, 503 when it does not.
 ///
