@@ -53,7 +53,7 @@ let package = Package(
 
         // MARK: - Test support
         module("PostgresTesting", ["Postgres", "Support"]),
-        module("AppTesting", ["App", "PostgresTesting", "Postgres", "Support"]),
+        module("AppTesting", ["App", "PostgresTesting", "Postgres", "Storage", "SyncProtocol", "Support"]),
 
         // MARK: - Tests
         tests("SupportTests", ["Support"]),
@@ -65,6 +65,6 @@ let package = Package(
         tests("SyncAPITests", ["SyncAPI", "Cryptography"]),
         tests("StorageTests", ["Storage", "Postgres", "PostgresTesting", "Cryptography", "Support", "SyncProtocol", "SyncEngine"]),
         tests("SQLiteTests", ["SQLite"]),
-        tests("AppTests", ["App", "AppTesting", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
+        tests("AppTests", ["App", "AppTesting", "HTTP", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
     ]
 )
