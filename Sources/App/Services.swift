@@ -98,8 +98,6 @@ public final class Services: Sendable {
         do {
             let cursorKey = try app.cursorSecret.map { Data($0.utf8) } ?? SecretStore(database: client).secret(named: "pull-cursor")
             let files = try AttachmentFiles(dataDirectory: app.dataDirectory, blobDirectory: app.blobDirectory)
-            // The HTTP server streams chunk bodies here (Application's temporaryDirectory).
-            try FileManager.default.createDirectory(at: app.dataDirectory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
             return Services(
                 database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations),
                 cursorKey: cursorKey, workerInterval: app.workerInterval, files: files, logger: logger)

@@ -9,7 +9,7 @@ struct AttachmentUploadTests {
 
     @Test("An upload interrupted at 60% resumes: re-registering lists chunks 0-11 and only 12-19 are sent")
     func resumesAfterFailure() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         let file = Self.photo
@@ -39,7 +39,7 @@ struct AttachmentUploadTests {
 
     @Test("A chunk corrupted in transit is refused at PUT with 422 and not stored")
     func corruptInTransit() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         let file = Self.photo
@@ -58,7 +58,7 @@ struct AttachmentUploadTests {
 
     @Test("A chunk that contradicts the digest registered for it is refused even when the header matches it")
     func registeredDigestWins() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         let file = Self.photo
@@ -72,7 +72,7 @@ struct AttachmentUploadTests {
 
     @Test("A chunk corrupted on the device before hashing passes PUT; finalize names only chunk 7, and re-sending it completes")
     func corruptOnDevice() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         let file = Self.photo
@@ -96,7 +96,7 @@ struct AttachmentUploadTests {
 
     @Test("Without any chunk list, a whole-file mismatch makes every chunk suspect")
     func everyChunkSuspectWithoutList() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         let file = TestFile(size: 3 * 65_536)
@@ -113,7 +113,7 @@ struct AttachmentUploadTests {
 
     @Test("Finalize with chunks missing answers 409 with the missing indexes; finalizing twice gives the same answer")
     func finalizeRules() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         let file = TestFile(size: 4 * 65_536 + 10)
@@ -137,7 +137,7 @@ struct AttachmentUploadTests {
 
     @Test("The same photo from two devices is stored once; the second registration completes at once")
     func deduplicatesAcrossDevices() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let ana = try server.device()
         let bo = try server.device()
@@ -156,7 +156,7 @@ struct AttachmentUploadTests {
 
     @Test("Chunks re-sent with other bytes while finalize runs never alter the stored blob")
     func chunkWritesDuringFinalize() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         let file = TestFile(size: 8 * 65_536)
@@ -185,7 +185,7 @@ struct AttachmentUploadTests {
 
     @Test("Registering again with other chunking restarts the session; with another file it is refused")
     func reRegistration() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         let file = TestFile(size: 300_000)
