@@ -40,16 +40,20 @@ struct BenchUploadCommand: Command {
         print("FieldSync upload benchmark: \(megabytes) MB files in \(chunkBytes >> 10) KiB chunks, durable writes, loopback HTTP")
 
         let single = try upload(devices: makeDevices(bench, count: 1, megabytes: megabytes, chunkBytes: chunkBytes), client: client)
-        print(String(format: "1 client: chunks %.0f MB/s, including finalize %.0f MB/s (finalize %.0f ms)",
-                     single.chunkRate, single.totalRate, single.finalizeMilliseconds))
+        print(
+            String(
+                format: "1 client: chunks %.0f MB/s, including finalize %.0f MB/s (finalize %.0f ms)",
+                single.chunkRate, single.totalRate, single.finalizeMilliseconds))
 
         let devices = try makeDevices(bench, count: clients, megabytes: megabytes, chunkBytes: chunkBytes)
         let before = try MemoryStatus.resetPeak()
         let parallel = try upload(devices: devices, client: client)
         let peak = try MemoryStatus.read().peak
         print(String(format: "%d clients: aggregate chunks %.0f MB/s, including finalize %.0f MB/s", clients, parallel.chunkRate, parallel.totalRate))
-        print(String(format: "resident memory: %.1f MB before, high-water %.1f MB during: growth %.1f MB",
-                     Double(before) / 1024, Double(peak) / 1024, Double(peak - before) / 1024))
+        print(
+            String(
+                format: "resident memory: %.1f MB before, high-water %.1f MB during: growth %.1f MB",
+                Double(before) / 1024, Double(peak) / 1024, Double(peak - before) / 1024))
         return 0
     }
 
@@ -62,9 +66,7 @@ struct BenchUploadCommand: Command {
     }
 
     /// Uploads every device's file at once; rates are megabytes over wall-clock seconds.
-    private func upload(devices: [UploadingDevice], client: ChunkClient) throws
-        -> (chunkRate: Double, totalRate: Double, finalizeMilliseconds: Double)
-    {
+    private func upload(devices: [UploadingDevice], client: ChunkClient) throws -> UploadRates {
         let failures = Mutex<[String]>([])
         let chunkPhase = Mutex(0.0), finalizePhase = Mutex(0.0)
         let finished = DispatchGroup()
@@ -87,8 +89,17 @@ struct BenchUploadCommand: Command {
         }
         if let failure = failures.withLock({ $0.first }) { throw CommandError("upload failed: \(failure)") }
         let megabytes = Double(devices.reduce(0) { $0 + $1.totalBytes }) / 1_048_576
-        return (megabytes / (chunkPhase.withLock { $0 } / 1000), megabytes / (total / 1000), finalizePhase.withLock { $0 })
+        return UploadRates(
+            chunkRate: megabytes / (chunkPhase.withLock { $0 } / 1000), totalRate: megabytes / (total / 1000),
+            finalizeMilliseconds: finalizePhase.withLock { $0 })
     }
+}
+
+/// Megabytes per second over the chunk phase and over the whole upload, and the slowest finalize.
+private struct UploadRates {
+    let chunkRate: Double
+    let totalRate: Double
+    let finalizeMilliseconds: Double
 }
 
 /// One device with a file of pseudo-random bytes (different for every device, so nothing
@@ -178,7 +189,9 @@ private final class ChunkClient: Sendable {
             return open
         }
         let (status, answer) = try connection.exchange(Data(head.utf8) + (body ?? Data()))
-        guard status == 200 else { throw CommandError("\(method) \(path) answered \(status): \(String(decoding: answer.prefix(300), as: UTF8.self))") }
+        guard status == 200 else {
+            throw CommandError("\(method) \(path) answered \(status): \(String(decoding: answer.prefix(300), as: UTF8.self))")
+        }
     }
 }
 
@@ -226,7 +239,8 @@ private final class LoopbackConnection: @unchecked Sendable {
         let headEnd = buffer.range(of: separator)!
         let head = String(decoding: buffer[..<headEnd.lowerBound], as: UTF8.self).lowercased()
         let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
-        let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+        let length =
+            head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
             .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
         buffer.removeSubrange(..<headEnd.upperBound)
         while buffer.count < length { try fill() }
