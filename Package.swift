@@ -55,7 +55,7 @@ let package = Package(
 
         // MARK: - Test support
         module("PostgresTesting", ["Postgres", "Support"]),
-        module("AppTesting", ["App", "PostgresTesting", "Postgres", "Support"]),
+        module("AppTesting", ["App", "PostgresTesting", "Postgres", "Storage", "SyncProtocol", "Support"]),
 
         // MARK: - Tests
         tests("SupportTests", ["Support"]),
@@ -67,6 +67,6 @@ let package = Package(
         tests("SyncAPITests", ["SyncAPI", "Cryptography"]),
         tests("StorageTests", ["Storage", "Postgres", "PostgresTesting", "Cryptography", "Support", "SyncProtocol", "SyncEngine"]),
         tests("SQLiteTests", ["SQLite"]),
-        tests("AppTests", ["App", "AppTesting", "SyncClient", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
+        tests("AppTests", ["App", "AppTesting", "HTTP", "SyncClient", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
     ]
 )

@@ -1,5 +1,6 @@
 import Cryptography
 import Foundation
+import Postgres
 import Support
 
 /// Everything `fieldsync` needs to start, from flags over `FIELDSYNC_*` variables over defaults.
@@ -12,6 +13,9 @@ public struct AppConfiguration: Sendable {
     public var dataDirectory = URL(fileURLWithPath: ".fieldsync")
     /// An external PostgreSQL server; when set, no embedded cluster is started (`DATABASE_URL`).
     public var databaseURL: String?
+    /// An external PostgreSQL server given directly (embedding and tests); takes precedence
+    /// over `databaseURL`. Never read from the environment.
+    public var database: PostgresConfiguration?
     /// Connections in the pool (`FIELDSYNC_DB_POOL_SIZE`).
     public var databasePoolSize = 16
     /// Threads that run request handlers (`FIELDSYNC_WORKER_THREADS`).

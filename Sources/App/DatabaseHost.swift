@@ -13,8 +13,11 @@ public final class DatabaseHost: Sendable {
         self.cluster = cluster
     }
 
-    /// Connects to `DATABASE_URL`, or creates/reuses/starts the embedded cluster.
+    /// Uses `app.database`, else connects to `DATABASE_URL`, else creates/reuses/starts the embedded cluster.
     public static func open(_ app: AppConfiguration, logger: Logger) throws -> DatabaseHost {
+        if let database = app.database {
+            return DatabaseHost(configuration: database, cluster: nil)
+        }
         if let url = app.databaseURL {
             return DatabaseHost(configuration: try PostgresConfiguration(url: url), cluster: nil)
         }

@@ -1,5 +1,5 @@
 import Foundation
-import Support
+@testable import Support
 import Synchronization
 import Testing
 
@@ -78,5 +78,26 @@ struct SupportTests {
         #expect(sink.captured.count == 1)
         #expect(sink.captured[0].hasSuffix("info test: shown request.id=7 status=200"))
         #expect(Logger.Level(name: "WARNING") == .warning)
+    }
+
+    @Test(
+        "Log timestamps match Foundation's ISO 8601 format in UTC, milliseconds truncated",
+        arguments: [0, 951_782_400, 1_700_000_000, 1_709_251_199, 4_102_444_799] as [Int]
+    )
+    func logTimestamp(seconds: Int) {
+        for microseconds in [0, 45_600, 999_999] {
+            var line: [UInt8] = []
+            LogLine.appendTimestamp((seconds, microseconds), to: &line)
+            let instant = Date(timeIntervalSince1970: Double(seconds) + Double(microseconds / 1000) / 1000 + 0.0001)
+            let expected = instant.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+            #expect(String(decoding: line, as: UTF8.self) == expected)
+        }
+    }
+
+    @Test("A log line has time, level, label, message and metadata sorted by key")
+    func logLineLayout() {
+        let record = LogRecord(level: .warning, label: "fieldsync.http", message: "slow", metadata: ["z": "1", "a": "ü"])
+        let line = String(decoding: LogLine.bytes(record, at: (1_700_000_000, 45_600)), as: UTF8.self)
+        #expect(line == "2023-11-14T22:13:20.045 warning fieldsync.http: slow a=ü z=1")
     }
 }

@@ -1,1 +1,0 @@
-// AppTesting module.

@@ -1,0 +1,92 @@
+import AppTesting
+import Foundation
+import Postgres
+import Support
+import Synchronization
+import SyncProtocol
+import Testing
+
+/// Start-up (first admin) and graceful shutdown of the whole application.
+@Suite("Application lifecycle")
+struct LifecycleTests {
+    @Test("The first start creates admin once; a restart on the same database creates no other")
+    func firstAdminOnce() async throws {
+        let first = try TestServer.start()
+        let users = try first.services.accounts.listUsers()
+        #expect(users.map(\.username) == ["admin"])
+        #expect(users.first?.role == .admin)
+        #expect(try await first.login(username: "admin", password: TestServer.adminPassword).isEmpty == false)
+        first.stop()
+
+        let second = try TestServer.start(database: first.database) { $0.adminPassword = "another-admin-password" }
+        defer { second.stop() }
+
+        #expect(try second.services.accounts.listUsers().map(\.username) == ["admin"])
+        #expect(try await second.login(username: "admin", password: TestServer.adminPassword).isEmpty == false)
+        let refused = try await second.client.post(
+            "/v1/auth/token", json: TokenRequest(username: "admin", password: "another-admin-password", deviceId: "d1"))
+        #expect(refused.status == 401)
+    }
+
+    @Test("Shutdown lets an in-flight request finish, then refuses connections")
+    func gracefulShutdown() async throws {
+        let server = try TestServer.start()
+        let (user, password) = try server.makeUser()
+        // Holding this lock parks the login's account query inside the server.
+        let blocker = try PostgresConnection(configuration: server.database, logger: Logger(label: "test"))
+        defer { blocker.close() }
+        try blocker.executeScript("BEGIN; LOCK TABLE users IN ACCESS EXCLUSIVE MODE")
+        let login = Task {
+            try await server.client.post("/v1/auth/token", json: TokenRequest(username: user.username, password: password, deviceId: "d1"))
+        }
+        try await Self.waitForLockWaiter(blocker)
+
+        let stopped = Stopper(server)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!stopped.isDone, "shutdown must wait for the in-flight request")
+        await #expect(throws: (any Error).self, "new connections are refused while stopping") {
+            try await TestClient(baseURL: server.baseURL, timeout: 5).get("/v1/health")
+        }
+        try blocker.executeScript("ROLLBACK")
+
+        let answer = try await login.value
+        #expect(answer.status == 200)
+        #expect(try answer.decode(TokenResponse.self).user.username == user.username)
+        try await stopped.wait(atMost: .seconds(10))
+        await #expect(throws: (any Error).self) { try await TestClient(baseURL: server.baseURL, timeout: 5).get("/v1/health") }
+    }
+
+    /// Waits until some backend of the blocker's database waits for a lock.
+    private static func waitForLockWaiter(_ connection: PostgresConnection) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let rows = try connection.query(
+                "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+            if try rows[0].decode("n", as: Int.self) > 0 { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw TestServerError("the login never waited for the users lock")
+    }
+}
+
+/// Runs the blocking `TestServer.stop()` on its own thread, off the cooperative pool.
+private final class Stopper: Sendable {
+    private let done = Atomic<Bool>(false)
+
+    init(_ server: TestServer) {
+        Thread.detachNewThread { [self] in
+            server.stop()
+            done.store(true, ordering: .sequentiallyConsistent)
+        }
+    }
+
+    var isDone: Bool { done.load(ordering: .sequentiallyConsistent) }
+
+    func wait(atMost bound: Duration) async throws {
+        let deadline = ContinuousClock.now + bound
+        while !isDone {
+            guard ContinuousClock.now < deadline else { throw TestServerError("shutdown did not finish within \(bound)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
