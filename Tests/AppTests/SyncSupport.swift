@@ -157,6 +157,22 @@ final class SyncDevice: Sendable {
     }
 }
 
+extension SyncDevice {
+    /// `GET /v1/conflicts`, optionally filtered by state; throws unless the answer is 200.
+    func conflicts(_ state: ConflictState? = nil) async throws -> [ConflictEntry] {
+        let path = "/v1/conflicts" + (state.map { "?state=" + $0.rawValue } ?? "")
+        let response = try await server.client.get(path, headers: headers, token: token)
+        guard response.status == 200 else { throw TestServerError("conflicts answered \(response)") }
+        return try response.decode(ConflictListResponse.self).conflicts
+    }
+
+    /// `POST /v1/conflicts/{id}/resolve`; the raw answer.
+    func resolve(_ id: String, _ choice: ResolutionChoice, fields: Values? = nil) async throws -> TestResponse {
+        try await server.client.post(
+            "/v1/conflicts/\(id)/resolve", json: ResolveRequest(choice: choice, fields: fields), headers: headers, token: token)
+    }
+}
+
 /// The pages of a pull loop and where it stopped.
 struct PullRun {
     var cursor: String?
