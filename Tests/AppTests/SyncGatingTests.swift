@@ -1,0 +1,112 @@
+import AppTesting
+import Foundation
+import SyncProtocol
+import Testing
+
+/// PROTOCOL.md "Gating" on the sync calls, over HTTP: version fields, app version floors,
+/// maintenance and the per-device rate limit.
+@Suite("Sync gating over HTTP")
+struct SyncGatingTests {
+    @Test("Every push and pull body carries minSupportedAppVersion and serverSchemaVersion")
+    func gatingFieldsInBodies() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let ana = try await server.device()
+        try server.updateSettings { $0.minSupportedAppVersion = "2.1.0" }
+
+        let push = try await ana.send([ana.create("jobs", "job-1", ["title": "t"])])
+        let emptyPush = try await ana.send([])
+        let pull = try await ana.pullResponse()
+
+        for response in [push, emptyPush, pull] {
+            #expect(response.status == 200)
+            guard case .object(let body) = try response.json() else { throw TestServerError("not an object: \(response)") }
+            #expect(body["minSupportedAppVersion"] == "2.1.0" && body["serverSchemaVersion"] == 3)
+        }
+        #expect(try push.decode(PushResponse.self).newServerSeq == 1)
+    }
+
+    @Test("An app below minSupportedAppVersion still pushes and pulls: its work is never stranded")
+    func belowMinimumStillSyncs() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let old = try await server.device(appVersion: "1.4.0")
+
+        let pushed = try await old.pushResponse([old.create("jobs", "job-1", ["title": "t"])])
+        let pulled = try await old.pull()
+
+        #expect(pushed.results.first?.status == .applied && pushed.minSupportedAppVersion == "2.0.0")
+        #expect(pulled.changes.map(\.recordId) == ["job-1"])
+    }
+
+    @Test("An app below hardMinimumAppVersion gets 426 UPGRADE_REQUIRED on push and pull, and nothing is written")
+    func belowHardMinimum() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let old = try await server.device(appVersion: "2.1.9")
+        let current = try await server.device(appVersion: "2.2.0")
+        try server.updateSettings { $0.hardMinimumAppVersion = "2.2.0" }
+        let counts = try server.syncTableCounts()
+
+        let push = try await old.send([old.create("jobs", "job-1", ["title": "t"])])
+        let pull = try await old.pullResponse()
+
+        for response in [push, pull] {
+            #expect(response.status == 426 && response.errorCode == "UPGRADE_REQUIRED")
+            #expect(try response.errorEnvelope().error.details?["minimumVersion"] == "2.2.0")
+        }
+        #expect(try server.syncTableCounts() == counts)
+        #expect(try await current.push1(current.create("jobs", "job-2", ["title": "t"])).status == .applied)
+    }
+
+    @Test("Maintenance answers 503 MAINTENANCE with Retry-After on push and pull; sync resumes when it ends")
+    func maintenance() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let ana = try await server.device()
+        try server.updateSettings {
+            $0.maintenanceMode = true
+            $0.maintenanceRetryAfterSeconds = 120
+        }
+        let counts = try server.syncTableCounts()
+
+        let queued = ana.create("jobs", "job-1", ["title": "t"])
+        let push = try await ana.send([queued])
+        let pull = try await ana.pullResponse()
+
+        for response in [push, pull] {
+            #expect(response.status == 503 && response.errorCode == "MAINTENANCE")
+            #expect(response.header("Retry-After") == "120")
+        }
+        #expect(try server.syncTableCounts() == counts)
+        try server.updateSettings { $0.maintenanceMode = false }
+        #expect(try await ana.push1(queued).status == .applied)
+    }
+
+    @Test("Past its burst a device gets 429 RATE_LIMITED with Retry-After; other devices are not affected")
+    func rateLimited() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let ana = try await server.device()
+        let ben = try await server.device()
+        try server.updateSettings {
+            $0.deviceRequestsPerSecond = 1
+            $0.deviceRequestBurst = 2
+        }
+
+        var statuses: [Int] = []
+        var limited: TestResponse?
+        for index in 0..<4 {
+            let response = try await ana.send([ana.create("jobs", "job-\(index)", ["title": "t"])])
+            statuses.append(response.status)
+            if response.status == 429 { limited = response }
+        }
+
+        #expect(statuses.prefix(2).allSatisfy { $0 == 200 } && statuses.last == 429)
+        let response = try #require(limited)
+        #expect(response.errorCode == "RATE_LIMITED")
+        #expect(try #require(response.header("Retry-After").flatMap(Int.init)) >= 1)
+        #expect(try await ana.pullResponse().status == 429)
+        #expect(try await ben.pullResponse().status == 200)
+    }
+}
