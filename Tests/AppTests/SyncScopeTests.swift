@@ -67,4 +67,31 @@ struct SyncScopeTests {
         #expect(try await sam.drain().changes.map(\.recordId) == ["job-north"])
         #expect(try server.storedRecord("jobs", "job-north")?.payload["notes"] == nil)
     }
+
+    @Test("A remove is not skipped behind scope exits of records the caller still sees through its other key (small pages)")
+    func removeBehindStillVisibleExits() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let ana = try await server.device(team: "north")
+        let ben = try await server.device(team: "north")
+        let dora = try await server.device(.dispatcher, team: nil)
+        let mine: Values = ["assigneeId": .string(ana.user.id), "teamId": "north"]
+        let ids = ["job-1", "job-2", "job-3", "job-x"]
+        let created = try await dora.push(ids.map { dora.create("jobs", $0, mine.merging(["title": .string($0)]) { old, _ in old }) })
+        var seqs = Dictionary(uniqueKeysWithValues: zip(ids, created.map { $0.serverSeq ?? 0 }))
+        let initial = try await ana.drain()
+        let cursor = initial.cursor
+
+        // job-1..3 leave user:ana but stay in team:north; then job-x leaves both; then job-1..3 change again.
+        for id in ids.dropLast() { seqs[id] = try await dora.applied(dora.update("jobs", id, ["assigneeId": .string(ben.user.id)], base: seqs[id])) }
+        let gone = try await dora.applied(dora.update("jobs", "job-x", ["teamId": "south", "assigneeId": "someone"], base: seqs["job-x"]))
+        for id in ids.dropLast() { seqs[id] = try await dora.applied(dora.update("jobs", id, ["notes": "later"], base: seqs[id])) }
+
+        let run = try await ana.drain(from: cursor, limit: 2)
+
+        #expect(run.last("jobs", "job-x")?.type == .remove && run.last("jobs", "job-x")?.serverSeq == gone)
+        var replica = Replica(initial.changes)
+        replica.apply(run.changes)
+        #expect(replica.records.keys.sorted() == ["jobs/job-1", "jobs/job-2", "jobs/job-3"])
+    }
 }
