@@ -39,8 +39,6 @@ public struct PullStore: Sendable {
             let records = try Self.records(after: position, visible: visible, skipTombstonesUpTo: start, limit: limit + 1, on: connection)
             let exits = try visible.map { keys in
                 try Self.exits(after: max(position, start ?? 0), keys: keys, limit: limit + 1, on: connection)
-                    // Still visible through another key: the record's own row says what changed.
-                    .filter { !principal.canSee($0.record.scopeKeys) }
             } ?? []
             var rows = records.map { (seq: $0.serverSeq, change: $0.pullChange()) }
                 + exits.map { (seq: $0.seq, change: $0.record.removal(at: $0.seq)) }
@@ -91,19 +89,26 @@ public struct PullStore: Sendable {
             .prefix(limit).map { $0 }
     }
 
-    /// Scope exits after `position` for the caller's keys, with the record's current state.
+    /// Scope exits after `position` for the caller's keys of records it no longer sees, with the
+    /// record's current state.
+    ///
+    /// A record still visible through another of the keys is left out before the limit: its own
+    /// row says what changed, and counting it would crowd real exits out of the page while the
+    /// records move the position past them.
     private static func exits(
         after position: Int64, keys: [ScopeKey], limit: Int, on connection: PostgresConnection
     ) throws -> [(seq: Int64, record: StoredRecord)] {
         guard !keys.isEmpty else { return [] }
+        let keyTexts = keys.map(\.rawValue)
         let prefixed = RecordRow.columns.split(separator: ",").map { "r." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         return try connection.query("""
             SELECT e.seq, \(unescaped: prefixed.joined(separator: ", "))
             FROM (SELECT collection, record_id, max(seq) AS seq FROM scope_exits
-                  WHERE scope_key = ANY(\(keys.map(\.rawValue))::text[]) AND seq > \(position)
-                  GROUP BY collection, record_id ORDER BY seq LIMIT \(limit)) e
+                  WHERE scope_key = ANY(\(keyTexts)::text[]) AND seq > \(position)
+                  GROUP BY collection, record_id) e
             JOIN records r ON r.collection = e.collection AND r.record_id = e.record_id
-            ORDER BY e.seq
+            WHERE NOT (ARRAY[r.user_scope, r.team_scope] && \(keyTexts)::text[])
+            ORDER BY e.seq LIMIT \(limit)
             """).map { row in (try row.decode(0, as: Int64.self), try RecordRow.decode(row, offset: 1)) }
     }
 }
