@@ -109,4 +109,45 @@ struct SyncGatingTests {
         #expect(try await ana.pullResponse().status == 429)
         #expect(try await ben.pullResponse().status == 200)
     }
+
+    @Test("maxOpsPerPush from the settings is the push limit in both directions, as GET /v1/config announces it")
+    func configuredMaxOps() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let ana = try await server.device()
+        try server.updateSettings { $0.maxOpsPerPush = 60 }
+        let config = try await server.client.get("/v1/config", token: ana.token).decode(ConfigResponse.self)
+        #expect(config.maxOpsPerPush == 60)
+
+        let allowed = try await ana.send((1...60).map { ana.create("jobs", "job-\($0)", ["title": "t"]) })
+        let over = try await ana.send((61...121).map { ana.create("jobs", "job-\($0)", ["title": "t"]) })
+        try server.updateSettings { $0.maxOpsPerPush = 10 }
+        let lowered = try await ana.send((61...71).map { ana.op(.create, "jobs", "job-\($0)", ["title": "t"], seq: Int64($0)) })
+
+        #expect(allowed.status == 200)
+        #expect(try allowed.decode(PushResponse.self).results.allSatisfy { $0.status == .applied })
+        for response in [over, lowered] {
+            #expect(response.status == 400)
+            #expect(try response.errorEnvelope().error.details?["field"] == "ops")
+        }
+    }
+
+    @Test("occurredAtWindowDays from the settings is the window of OCCURRED_AT_OUT_OF_RANGE")
+    func configuredOccurredAtWindow() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let ana = try await server.device()
+        func daysAgo(_ days: Double) -> String { RFC3339.string(from: Date().addingTimeInterval(-days * 86_400)) }
+        try server.updateSettings { $0.occurredAtWindowDays = 7 }
+
+        let short = try await ana.push([
+            ana.op(.create, "jobs", "job-1", ["title": "t"], occurredAt: daysAgo(6)),
+            ana.op(.create, "jobs", "job-2", ["title": "t"], occurredAt: daysAgo(8)),
+        ])
+        try server.updateSettings { $0.occurredAtWindowDays = 60 }
+        let long = try await ana.push1(ana.op(.create, "jobs", "job-3", ["title": "t"], occurredAt: daysAgo(45)))
+
+        #expect(short.map(\.code) == [nil, .occurredAtOutOfRange])
+        #expect(long.status == .applied)
+    }
 }
