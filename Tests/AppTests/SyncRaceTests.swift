@@ -67,6 +67,49 @@ struct SyncRaceTests {
         #expect(everything.replica.records.count == (try server.scalar("SELECT count(*) FROM records WHERE deleted_seq IS NULL")))
     }
 
+    @Test("Devices creating the same new record at the same moment: exactly one create applies, the others get RECORD_EXISTS")
+    func concurrentCreatesOfOneRecord() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        var devices: [SyncDevice] = []
+        for _ in 0..<4 { devices.append(try await server.device(team: "north")) }
+
+        for round in 0..<8 {
+            let id = "job-race-\(round)"
+            let results = try await withThrowingTaskGroup(of: (String, OpResult).self) { group in
+                for device in devices {
+                    group.addTask { (device.deviceId, try await device.push1(device.create("jobs", id, ["title": .string(device.deviceId)]))) }
+                }
+                return try await group.reduce(into: [(String, OpResult)]()) { $0.append($1) }
+            }
+
+            let winners = results.filter { $0.1.status == .applied }
+            #expect(winners.count == 1, "\(id): \(results.map { "\($0.0) \($0.1.status)" })")
+            #expect(results.filter { $0.1.code == .recordExists }.count == devices.count - 1)
+            let stored = try #require(try server.storedRecord("jobs", id))
+            #expect(winners.first.map { stored.payload["title"] == .string($0.0) && stored.serverSeq == $0.1.serverSeq } == true)
+        }
+    }
+
+    @Test("A device re-sending a batch while the first copy is still in flight gets it applied once")
+    func concurrentDuplicatePushes() async throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let ana = try await server.device()
+        let ops = (1...20).map { ana.create("jobs", "job-\($0)", ["title": "t"]) }
+        let counts = try server.syncTableCounts()
+
+        let answers = try await withThrowingTaskGroup(of: [OpResult].self) { group in
+            for _ in 0..<4 { group.addTask { try await ana.push(ops) } }
+            return try await group.reduce(into: [[OpResult]]()) { $0.append($1) }
+        }
+
+        #expect(Set(answers.map { $0.map(\.serverSeq) }).count == 1, "every copy answers the same serverSeqs")
+        #expect(answers.filter { $0.allSatisfy { $0.replayed == nil } }.count == 1)
+        #expect(answers.allSatisfy { $0.allSatisfy { $0.status == .applied } })
+        #expect(try server.syncTableCounts()["sequence"] == (counts["sequence"] ?? 0) + 20)
+    }
+
     private static func seqs(_ changes: [Change]) -> [String: Int64] {
         Dictionary(changes.map { (Replica.key($0.collection, $0.recordId), $0.serverSeq) }, uniquingKeysWith: { _, last in last })
     }
