@@ -19,9 +19,12 @@ public struct CommandLineTool: Sendable {
     public func run(_ words: [String], environment: Environment = Environment()) -> Int32 {
         let matches = commands.filter { words.starts(with: $0.path) }
         guard let command = matches.max(by: { $0.path.count < $1.path.count }) else {
-            let wantsHelp = words.isEmpty || ["--help", "-h", "help"].contains(words[0])
-            print(overview)
-            return wantsHelp ? 0 : 64
+            if words.isEmpty || ["--help", "-h", "help"].contains(words[0]) {
+                print(overview)
+                return 0
+            }
+            printError("unknown command \"\(words.prefix { !$0.hasPrefix("-") }.joined(separator: " "))\"\n\n\(overview)")
+            return 64
         }
         do {
             let arguments = try CommandLineArguments(
