@@ -24,8 +24,8 @@ struct SyncBadInputTests {
         "Malformed JSON, and JSON nested deeper than 64 levels, are 400 MALFORMED_JSON",
         arguments: ["{\"deviceId\": ", "not json", "{\"ops\": [}", "deep"])
     func malformedJSON(kind: String) async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let deep = String(repeating: "[", count: 70) + String(repeating: "]", count: 70)
         let text = kind == "deep" ? Self.body(ana, op: #"{"opId": "o1", "clientSeq": 1, "collection": "reports", "recordId": "r1", "type": "create", "occurredAt": "\#(Self.now)", "fields": {"answers": {"old": null, "new": {"a": \#(deep)}}}}"#) : kind
@@ -39,8 +39,8 @@ struct SyncBadInputTests {
 
     @Test("A body over 1 MiB is 413 PAYLOAD_TOO_LARGE (a huge string or a huge array), and nothing is written")
     func payloadTooLarge() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let counts = try server.syncTableCounts()
         let hugeString = ana.create("jobs", "job-1", ["title": .string(String(repeating: "x", count: (1 << 20) + 1_000))])
@@ -71,8 +71,8 @@ struct SyncBadInputTests {
             (#""ops": [{"opId": "o1", "clientSeq": 1, "collection": "jobs", "recordId": "j1", "type": "create", "occurredAt": "NOW", "dependsOn": ["att 1"]}]"#, "ops[0].dependsOn"),
         ])
     func wrongShape(ops: String, field: String) async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let counts = try server.syncTableCounts()
         let text = #"{"deviceId": "\#(ana.deviceId)", "schemaVersion": 3, \#(ops.replacingOccurrences(of: "NOW", with: Self.now))}"#
@@ -86,8 +86,8 @@ struct SyncBadInputTests {
 
     @Test("A missing schemaVersion, a body that is not an object, or duplicate opIds or clientSeqs are 400 VALIDATION_FAILED")
     func wrongRequest() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let counts = try server.syncTableCounts()
         let op = ana.create("jobs", "job-1", ["title": "t"])
@@ -112,8 +112,8 @@ struct SyncBadInputTests {
 
     @Test("A push whose deviceId is not the token's device is 400 VALIDATION_FAILED on deviceId, and nothing is written")
     func deviceIdMismatch() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let ben = try await server.device()
         let counts = try server.syncTableCounts()
@@ -130,8 +130,8 @@ struct SyncBadInputTests {
 
     @Test("Sync calls without a valid bearer token are 401 UNAUTHENTICATED")
     func unauthenticated() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let body = PushRequest(deviceId: ana.deviceId, schemaVersion: 3, ops: [ana.create("jobs", "job-1", ["title": "t"])])
 
@@ -148,8 +148,8 @@ struct SyncBadInputTests {
 
     @Test("A delete carrying fields, or an update without any, is rejected VALIDATION_FAILED on fields")
     func opShape() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let seq = try await ana.applied(ana.create("jobs", "job-1", ["title": "t"]))
         var delete = ana.delete("jobs", "job-1", base: seq)
@@ -163,8 +163,8 @@ struct SyncBadInputTests {
 
     @Test("A string holding U+0000, which PostgreSQL cannot store, is 400 VALIDATION_FAILED naming it, not retried forever")
     func nulCharacter() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let counts = try server.syncTableCounts()
         let inValue = ana.op(.create, "jobs", "job-1", ["title": "before\u{0}after"], seq: 1)

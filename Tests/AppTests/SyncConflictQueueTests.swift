@@ -17,21 +17,26 @@ struct SyncConflictQueueTests {
         var conflictId: String { result.conflictId ?? "" }
 
         static func open() async throws -> Review {
-            let server = try TestServer.start()
-            let ana = try await server.device(team: "north")
-            let ben = try await server.device(team: "north")
-            let created = try await ana.applied(ana.create("reports", "rep-1", ["assignmentId": "as-1", "answers": ["q1": "yes"]]))
-            let benSeq = try await ben.applied(ben.update("reports", "rep-1", ["answers": ["q1": "no"]], base: created))
-            let result = try await ana.push1(
-                ana.update("reports", "rep-1", ["answers": ["q1": "maybe"], "photos": ["att-9"]], base: created, old: ["answers": ["q1": "yes"]]))
-            return Review(server: server, ana: ana, ben: ben, created: created, benSeq: benSeq, result: result)
+            let server = try await TestServer.startSync()
+            do {
+                let ana = try await server.device(team: "north")
+                let ben = try await server.device(team: "north")
+                let created = try await ana.applied(ana.create("reports", "rep-1", ["assignmentId": "as-1", "answers": ["q1": "yes"]]))
+                let benSeq = try await ben.applied(ben.update("reports", "rep-1", ["answers": ["q1": "no"]], base: created))
+                let result = try await ana.push1(
+                    ana.update("reports", "rep-1", ["answers": ["q1": "maybe"], "photos": ["att-9"]], base: created, old: ["answers": ["q1": "yes"]]))
+                return Review(server: server, ana: ana, ben: ben, created: created, benSeq: benSeq, result: result)
+            } catch {
+                server.finish()
+                throw error
+            }
         }
     }
 
     @Test("Rule 8 manual: a conflicting reports op applies nothing, opens an entry with both full revisions, flags the record")
     func manualOpensReview() async throws {
         let review = try await Review.open()
-        defer { review.server.stop() }
+        defer { review.server.finish() }
         let result = review.result
 
         #expect(result.status == .conflict && result.code == .reviewRequired && result.serverSeq == nil)
@@ -52,7 +57,7 @@ struct SyncConflictQueueTests {
     @Test("An open conflict reaches pulls as conflict {id, state: open} with a new serverSeq")
     func pullShowsFlag() async throws {
         let review = try await Review.open()
-        defer { review.server.stop() }
+        defer { review.server.finish() }
 
         let change = try #require(try await review.ben.drain().last("reports", "rep-1"))
 
@@ -63,7 +68,7 @@ struct SyncConflictQueueTests {
     @Test("GET /v1/conflicts: a field user sees its own ops' conflicts, a supervisor its team's, a dispatcher all")
     func listVisibility() async throws {
         let review = try await Review.open()
-        defer { review.server.stop() }
+        defer { review.server.finish() }
         let sam = try await review.server.device(.supervisor, team: "north")
         let otherSupervisor = try await review.server.device(.supervisor, team: "south")
         let dora = try await review.server.device(.dispatcher, team: nil)
@@ -81,7 +86,7 @@ struct SyncConflictQueueTests {
     @Test("Resolving by device applies the device revision with a new seq and clears the flag; a second resolution is 409")
     func resolveDevice() async throws {
         let review = try await Review.open()
-        defer { review.server.stop() }
+        defer { review.server.finish() }
         let cursor = try await review.ben.drain().cursor
 
         let response = try await review.ana.resolve(review.conflictId, .device)
@@ -104,7 +109,7 @@ struct SyncConflictQueueTests {
     @Test("Resolving by server keeps the server values, closes the entry and still commits a new change")
     func resolveServer() async throws {
         let review = try await Review.open()
-        defer { review.server.stop() }
+        defer { review.server.finish() }
         let dora = try await review.server.device(.dispatcher, team: nil)
         let flagged = try #require(try review.server.storedRecord("reports", "rep-1"))
 
@@ -121,7 +126,7 @@ struct SyncConflictQueueTests {
     @Test("Resolving by merge applies the given fields; a merge needs valid, known fields; only author and office may resolve")
     func resolveMerge() async throws {
         let review = try await Review.open()
-        defer { review.server.stop() }
+        defer { review.server.finish() }
 
         let forbidden = try await review.ben.resolve(review.conflictId, .device)
         let empty = try await review.ana.resolve(review.conflictId, .merge)
@@ -149,7 +154,7 @@ struct SyncConflictQueueTests {
     @Test("A pushed op with a fresh baseServerSeq and resolves keeps the device's changes and closes the entry")
     func resolvesByPush() async throws {
         let review = try await Review.open()
-        defer { review.server.stop() }
+        defer { review.server.finish() }
         let flagged = try #require(try review.server.storedRecord("reports", "rep-1"))
 
         let result = try await review.ana.push1(

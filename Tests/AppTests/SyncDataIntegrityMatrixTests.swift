@@ -9,8 +9,8 @@ import Testing
 struct SyncDataIntegrityMatrixTests {
     @Test("(a) a replayed applied op returns the same serverSeq and changes nothing")
     func replayChangesNothing() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let ops = [ana.create("jobs", "job-1", ["title": "Boiler"]), ana.update("jobs", "job-1", ["notes": "valve"], base: nil)]
         let first = try await ana.push(ops)
@@ -27,8 +27,8 @@ struct SyncDataIntegrityMatrixTests {
 
     @Test("(b) a part consumption acked by the server but not locally, re-sent after a relaunch, is applied once")
     func partUsageAppliedOnce() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let usage = ana.create("part_usage", "pu-1", ["job_id": "job-1", "sku": "VALVE-22", "qty": 2])
         let acked = try await ana.push1(usage)
@@ -49,8 +49,8 @@ struct SyncDataIntegrityMatrixTests {
 
     @Test("(c) an op against a record another device deleted is RECORD_DELETED with the tombstone seq; no resurrection")
     func deletedByOtherDevice() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let ben = try await server.device()
         let base = try await ana.applied(ana.create("jobs", "job-1", ["title": "Boiler"]))
@@ -74,8 +74,8 @@ struct SyncDataIntegrityMatrixTests {
     func statusInBothOrders() async throws {
         var finals: [JSONValue?] = []
         for holdFirst in [true, false] {
-            let server = try TestServer.start()
-            defer { server.stop() }
+            let server = try await TestServer.startSync()
+            defer { server.finish() }
             let ana = try await server.device()
             let ben = try await server.device()
             let base = try await ana.applied(ana.create("jobs", "job-1", ["title": "Boiler", "status": "in_progress"]))
@@ -103,8 +103,8 @@ struct SyncDataIntegrityMatrixTests {
 
     @Test("(e) labor_minutes from one device and notes from another, same base: both survive, no conflict")
     func disjointFieldsMerge() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let ben = try await server.device()
         let base = try await ana.applied(ana.create("jobs", "job-1", ["title": "Boiler", "labor_minutes": 90]))
@@ -123,8 +123,8 @@ struct SyncDataIntegrityMatrixTests {
     func reversedBatches() async throws {
         var payloads: [Values] = []
         for reversed in [false, true] {
-            let server = try TestServer.start()
-            defer { server.stop() }
+            let server = try await TestServer.startSync()
+            defer { server.finish() }
             let ana = try await server.device()
             let batch1 = [ana.create("jobs", "job-1", ["title": "Boiler", "status": "in_progress"]), ana.update("jobs", "job-1", ["notes": "one"], base: nil)]
             let batch2 = [ana.update("jobs", "job-1", ["labor_minutes": 30, "notes": "two"], base: nil), ana.update("jobs", "job-1", ["status": "complete"], base: nil)]
@@ -145,8 +145,8 @@ struct SyncDataIntegrityMatrixTests {
 
     @Test("(g) paging from a cursor far behind returns every change exactly once, the cursor strictly advancing")
     func pagingFarBehind() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let start = try await ana.drain().cursor
         var seqs: [String: Int64] = [:]
@@ -169,8 +169,8 @@ struct SyncDataIntegrityMatrixTests {
 
     @Test("(i) 51 ops are 400 VALIDATION_FAILED with details.field ops, and nothing is applied")
     func tooManyOps() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let counts = try server.syncTableCounts()
 
@@ -184,8 +184,8 @@ struct SyncDataIntegrityMatrixTests {
 
     @Test("(j) / rule 1: the same opId with a different body is IDEMPOTENCY_KEY_REUSED and changes nothing")
     func opIdReused() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let original = ana.create("jobs", "job-1", ["title": "Boiler"])
         let first = try await ana.push1(original)

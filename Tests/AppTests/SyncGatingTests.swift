@@ -9,8 +9,8 @@ import Testing
 struct SyncGatingTests {
     @Test("Every push and pull body carries minSupportedAppVersion and serverSchemaVersion")
     func gatingFieldsInBodies() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         try server.updateSettings { $0.minSupportedAppVersion = "2.1.0" }
 
@@ -28,8 +28,8 @@ struct SyncGatingTests {
 
     @Test("An app below minSupportedAppVersion still pushes and pulls: its work is never stranded")
     func belowMinimumStillSyncs() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let old = try await server.device(appVersion: "1.4.0")
 
         let pushed = try await old.pushResponse([old.create("jobs", "job-1", ["title": "t"])])
@@ -41,8 +41,8 @@ struct SyncGatingTests {
 
     @Test("An app below hardMinimumAppVersion gets 426 UPGRADE_REQUIRED on push and pull, and nothing is written")
     func belowHardMinimum() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let old = try await server.device(appVersion: "2.1.9")
         let current = try await server.device(appVersion: "2.2.0")
         try server.updateSettings { $0.hardMinimumAppVersion = "2.2.0" }
@@ -61,8 +61,8 @@ struct SyncGatingTests {
 
     @Test("Maintenance answers 503 MAINTENANCE with Retry-After on push and pull; sync resumes when it ends")
     func maintenance() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         try server.updateSettings {
             $0.maintenanceMode = true
@@ -85,8 +85,8 @@ struct SyncGatingTests {
 
     @Test("Past its burst a device gets 429 RATE_LIMITED with Retry-After; other devices are not affected")
     func rateLimited() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let ben = try await server.device()
         try server.updateSettings {
@@ -112,8 +112,8 @@ struct SyncGatingTests {
 
     @Test("maxOpsPerPush from the settings is the push limit in both directions, as GET /v1/config announces it")
     func configuredMaxOps() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         try server.updateSettings { $0.maxOpsPerPush = 60 }
         let config = try await server.client.get("/v1/config", token: ana.token).decode(ConfigResponse.self)
@@ -134,8 +134,8 @@ struct SyncGatingTests {
 
     @Test("occurredAtWindowDays from the settings is the window of OCCURRED_AT_OUT_OF_RANGE")
     func configuredOccurredAtWindow() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         func daysAgo(_ days: Double) -> String { RFC3339.string(from: Date().addingTimeInterval(-days * 86_400)) }
         try server.updateSettings { $0.occurredAtWindowDays = 7 }

@@ -9,8 +9,8 @@ import Testing
 struct SyncPullTests {
     @Test("The initial sync sends no tombstones; a delta pull from an older cursor sends the delete")
     func initialSyncWithoutTombstones() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let seqs = try await ana.push((1...3).map { ana.create("jobs", "job-\($0)", ["title": "t"]) }).map(\.serverSeq)
         let before = try await ana.drain().cursor
@@ -28,8 +28,8 @@ struct SyncPullTests {
 
     @Test("limit is clamped to 500 (and defaults to it); a bad limit is 400 VALIDATION_FAILED naming limit")
     func limitClamped() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         for batch in 0..<11 {
             let ops = (0..<46).map { ana.create("jobs", "job-\(batch)-\($0)", ["title": "t"]) }
@@ -52,8 +52,8 @@ struct SyncPullTests {
 
     @Test("A page holds each record at most once, in its latest state, in ascending serverSeq")
     func latestStateOncePerPage() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let before = try await ana.drain().cursor
         var seq = try await ana.applied(ana.create("jobs", "job-1", ["title": "Boiler"]))
@@ -73,8 +73,8 @@ struct SyncPullTests {
 
     @Test("A record deleted or moved out of scope while a device is in its initial sync (limit 2) is delivered as delete or remove later")
     func changesDuringInitialSync() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device(team: "north")
         let dora = try await server.device(.dispatcher, team: nil)
         let seqs = try await ana.push((1...6).map { ana.create("jobs", "job-\($0)", ["title": "t"]) }).map(\.serverSeq)
@@ -98,8 +98,8 @@ struct SyncPullTests {
 
     @Test("A dispatcher reassigning a job or assignment from A to B: A's next pull gets remove, B's gets upsert")
     func reassignmentRemoves() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device(team: "north")
         let carla = try await server.device(team: "south")
         let dora = try await server.device(.dispatcher, team: nil)
@@ -125,8 +125,8 @@ struct SyncPullTests {
 
     @Test("A record moving between users of one team stays visible through the team key: upsert, not remove")
     func reassignmentWithinTeam() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device(team: "north")
         let ben = try await server.device(team: "north")
         let dora = try await server.device(.dispatcher, team: nil)
@@ -142,8 +142,8 @@ struct SyncPullTests {
 
     @Test("A tampered, truncated or foreign cursor is 400 CURSOR_INVALID")
     func cursorInvalid() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         try await ana.push1(ana.create("jobs", "job-1", ["title": "t"]))
         let cursor = try await ana.pull().nextCursor
@@ -159,8 +159,8 @@ struct SyncPullTests {
 
     @Test("A cursor issued more than 30 days ago is 410 CURSOR_EXPIRED; a 29-day-old one still pages")
     func cursorExpired() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         try await ana.push1(ana.create("jobs", "job-1", ["title": "t"]))
         let codec = server.services.cursors

@@ -9,8 +9,8 @@ import Testing
 struct SyncPushOrderingTests {
     @Test("Rule 1: stored rejected and conflict results are replayed as stored, never re-evaluated")
     func storedFailuresReplay() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let early = ana.update("jobs", "job-1", ["notes": "too early"], base: 1)
         let create = ana.create("jobs", "job-1", ["title": "Boiler"])
@@ -31,8 +31,8 @@ struct SyncPushOrderingTests {
 
     @Test("Rule 1: an opId is scoped to its device; the same opId from another device is a different op")
     func opIdScopedToDevice() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let ben = try await server.device()
         let at = RFC3339.string(from: Date().addingTimeInterval(-60))
@@ -54,8 +54,8 @@ struct SyncPushOrderingTests {
 
     @Test("Rule 2: an op behind a gap is deferred AWAITING_PREDECESSOR with missing seqs, and applies when the gap fills")
     func gapFillsAndApplies() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let create = ana.create("jobs", "job-1", ["title": "Boiler"])
         let notes = ana.update("jobs", "job-1", ["notes": "valve"], base: nil)
@@ -80,8 +80,8 @@ struct SyncPushOrderingTests {
 
     @Test("Rule 2: a new opId at or below the applied high-water mark, or on a held seq, is CLIENT_SEQ_REGRESSED")
     func clientSeqRegressed() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         try await ana.push([ana.create("jobs", "job-1", ["title": "Boiler"]), ana.create("jobs", "job-2", ["title": "Pump"])])
         let held = try await ana.push1(ana.op(.create, "jobs", "job-5", ["title": "Later"], seq: 5))
@@ -101,8 +101,8 @@ struct SyncPushOrderingTests {
 
     @Test("Rule 3 / matrix (h): after a rejected op its entity's later ops are PREDECESSOR_FAILED with blockedBy; others apply")
     func predecessorFailed() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let bad = ana.update("jobs", "job-404", ["notes": "nobody"], base: 1)
         let after = ana.update("jobs", "job-404", ["labor_minutes": 5], base: 1)
@@ -124,8 +124,8 @@ struct SyncPushOrderingTests {
 
     @Test("Rule 3: ops with the same entityKey on different records are one entity")
     func entityKeySpansRecords() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let bad = ana.op(.create, "part_usage", "pu-1", ["job_id": "job-1", "sku": "VALVE"], entityKey: "job-1")
         let next = ana.op(.create, "part_usage", "pu-2", ["job_id": "job-1", "sku": "VALVE", "qty": 1], entityKey: "job-1")
@@ -139,8 +139,8 @@ struct SyncPushOrderingTests {
 
     @Test("Rule 6: an op with dependsOn stays deferred DEPENDENCY_PENDING; a replay answers its current state")
     func dependencyPending() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let usage = ana.op(.create, "part_usage", "pu-1", ["job_id": "job-1", "sku": "VALVE", "qty": 2, "photo": "att-1"], dependsOn: ["att-1"])
         let first = try await ana.push1(usage)
@@ -156,8 +156,8 @@ struct SyncPushOrderingTests {
 
     @Test("Rule 2 and 6: a deferred op holds back later ops of its own entity only, not of other entities")
     func deferredHoldsOwnEntityOnly() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let usage = ana.op(.create, "part_usage", "pu-1", ["job_id": "job-1", "sku": "VALVE", "qty": 2], dependsOn: ["att-1"])
         let usageFix = ana.update("part_usage", "pu-1", ["qty": 3], base: nil)

@@ -8,8 +8,8 @@ import Testing
 struct SyncPushRecordStateTests {
     @Test("Rule 7: update or delete of a record that never existed is RECORD_NOT_FOUND")
     func recordNotFound() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
 
         let results = try await ana.pushEach([
@@ -22,8 +22,8 @@ struct SyncPushRecordStateTests {
 
     @Test("Rule 7: create of an existing record is conflict RECORD_EXISTS with the server payload")
     func recordExists() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let ben = try await server.device()
         let seq = try await ana.applied(ana.create("jobs", "job-1", ["title": "Boiler"]))
@@ -42,8 +42,8 @@ struct SyncPushRecordStateTests {
 
     @Test("Rule 7: a visit that is done is locked: RECORD_LOCKED for updates and deletes")
     func recordLocked() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let ben = try await server.device()
         var seq = try await ana.applied(ana.create("visits", "visit-1", ["siteId": "site-1"]))
@@ -63,8 +63,8 @@ struct SyncPushRecordStateTests {
 
     @Test("Rule 7: a status change outside the allowed transitions is conflict TRANSITION_NOT_ALLOWED")
     func transitionNotAllowed() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let seq = try await ana.applied(ana.create("visits", "visit-1", ["siteId": "site-1"]))
 
@@ -77,8 +77,8 @@ struct SyncPushRecordStateTests {
 
     @Test("Rule 8: server wins an overlapping field: FIELD_CONFLICT with appliedFields, serverSeq and the conflict payload")
     func fieldConflictServerWins() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let ben = try await server.device()
         let base = try await ana.applied(ana.create("jobs", "job-1", ["title": "Boiler", "notes": "a", "labor_minutes": 10]))
@@ -98,8 +98,8 @@ struct SyncPushRecordStateTests {
 
     @Test("Rule 8: with nothing mergeable, a lost field is FIELD_CONFLICT without serverSeq and changes nothing")
     func fieldConflictNothingApplied() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let ben = try await server.device()
         let base = try await ana.applied(ana.create("jobs", "job-1", ["title": "Boiler", "status": "in_progress"]))
@@ -115,8 +115,8 @@ struct SyncPushRecordStateTests {
 
     @Test("Rule 8: a precedence win is applied with conflicts[].winner client and the value the server held")
     func precedenceClientWins() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let ben = try await server.device()
         let base = try await ana.applied(ana.create("jobs", "job-1", ["title": "Boiler", "status": "in_progress"]))
@@ -131,8 +131,8 @@ struct SyncPushRecordStateTests {
 
     @Test("Rule 8: no conflict for a device's own earlier ops, nor when the server already holds the client's value")
     func noFalseConflicts() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let ben = try await server.device()
         let base = try await ana.applied(ana.create("jobs", "job-1", ["title": "Boiler", "notes": "a"]))
@@ -150,8 +150,8 @@ struct SyncPushRecordStateTests {
 
     @Test("Rule 9: a database error in one op does not undo the others; that op gets retry and nothing of it is stored")
     func atomicityPerOp() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         // A real PostgreSQL error for one record: a trigger refusing it.
         try server.services.database.withConnection { connection in

@@ -8,8 +8,8 @@ import Testing
 struct SyncPushValidationTests {
     @Test("Rule 4: an unknown collection is rejected UNKNOWN_COLLECTION")
     func unknownCollection() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
 
         let result = try await ana.push1(ana.create("invoices", "inv-1", ["title": "x"]))
@@ -20,8 +20,8 @@ struct SyncPushValidationTests {
 
     @Test("Rule 4: an unknown field is UNKNOWN_FIELD naming it, checked before types and write roles")
     func unknownField() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
 
         let results = try await ana.push([
@@ -51,8 +51,8 @@ struct SyncPushValidationTests {
             ("reports", ["assignmentId": "as-1", "answers": [:], "photos": ["not an id!"]], "photos"),
         ] as [(String, Values, String)])
     func validationFailed(collection: String, values: Values, field: String) async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
 
         let result = try await ana.push1(ana.create(collection, "rec-1", values))
@@ -64,8 +64,8 @@ struct SyncPushValidationTests {
 
     @Test("Rule 4: a field device writing assignments is FIELD_READ_ONLY; a dispatcher may")
     func assignmentsReadOnlyForField() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let dora = try await server.device(.dispatcher, team: nil)
         let assigned = try await dora.applied(dora.create("assignments", "as-1", ["title": "Inspect", "assigneeId": .string(ana.user.id)]))
@@ -85,8 +85,8 @@ struct SyncPushValidationTests {
 
     @Test("Rule 4: orders.status is server-owned: FIELD_READ_ONLY unless it repeats the SUBMITTED default on create")
     func orderStatusReadOnly() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         let lines: JSONValue = [["sku": "VALVE", "qty": 2]]
         let created = try await ana.applied(ana.create("orders", "ord-1", ["customerId": "c-1", "lines": lines, "status": "SUBMITTED"]))
@@ -105,8 +105,8 @@ struct SyncPushValidationTests {
 
     @Test("Rule 4: a field device may not write another team's record, create outside its scope, or move a record out of it")
     func outOfScope() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device(team: "north")
         let carla = try await server.device(team: "south")
         let southJob = try await carla.applied(carla.create("jobs", "job-south", ["title": "Pump"]))
@@ -129,8 +129,8 @@ struct SyncPushValidationTests {
 
     @Test("Rule 4: occurredAt more than 5 minutes ahead or older than 30 days is OCCURRED_AT_OUT_OF_RANGE")
     func occurredAtOutOfRange() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
         func at(_ offset: TimeInterval) -> String { RFC3339.string(from: Date().addingTimeInterval(offset)) }
 
@@ -149,8 +149,8 @@ struct SyncPushValidationTests {
 
     @Test("Rule 5: a schemaVersion 1 or 2 payload is migrated on accept (renames, value maps, dropped fields)")
     func olderSchemaMigrated() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
 
         let v1 = try await ana.push1(ana.create("jobs", "job-1", ["title": "Boiler", "status": "started", "legacyCode": "X9"]), schemaVersion: 1)
@@ -171,8 +171,8 @@ struct SyncPushValidationTests {
 
     @Test("Rule 5: a schemaVersion with no migration path (older than supported, or newer) is SCHEMA_UNSUPPORTED")
     func schemaUnsupported() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device()
 
         let old = try await ana.push1(ana.create("jobs", "job-1", ["title": "Boiler"]), schemaVersion: 0)

@@ -13,8 +13,8 @@ struct SyncRaceTests {
 
     @Test("Pushers and pagers race for 3 s: every pager's rebuilt state equals the server's, no change seen twice or out of order")
     func pushersAgainstPagers() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync(poolSize: 4)
+        defer { server.finish() }
         try server.updateSettings {
             $0.deviceRequestsPerSecond = 100_000
             $0.deviceRequestBurst = 100_000
@@ -54,7 +54,7 @@ struct SyncRaceTests {
             return (outcomes, logs)
         }
 
-        #expect(outcomes.count > 100, "the pushers did work")
+        #expect(outcomes.count > 50, "the pushers did work")
         #expect(outcomes.allSatisfy { $0.status == .applied || $0.status == .conflict || $0.code == .outOfScope })
         for log in logs {
             #expect(log.violations.isEmpty, "\(log.violations.prefix(5))")
@@ -69,8 +69,8 @@ struct SyncRaceTests {
 
     @Test("Devices creating the same new record at the same moment: exactly one create applies, the others get RECORD_EXISTS")
     func concurrentCreatesOfOneRecord() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync(poolSize: 4)
+        defer { server.finish() }
         var devices: [SyncDevice] = []
         for _ in 0..<4 { devices.append(try await server.device(team: "north")) }
 
@@ -93,8 +93,8 @@ struct SyncRaceTests {
 
     @Test("A device re-sending a batch while the first copy is still in flight gets it applied once")
     func concurrentDuplicatePushes() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync(poolSize: 4)
+        defer { server.finish() }
         let ana = try await server.device()
         let ops = (1...20).map { ana.create("jobs", "job-\($0)", ["title": "t"]) }
         let counts = try server.syncTableCounts()

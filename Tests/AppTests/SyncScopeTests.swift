@@ -8,8 +8,8 @@ import Testing
 struct SyncScopeTests {
     @Test("A field user pulls its own and its team's records, a supervisor its team's and members', a dispatcher everything")
     func scopesPerRole() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device(team: "north")
         let ben = try await server.device(team: "north")
         let sam = try await server.device(.supervisor, team: "north")
@@ -36,8 +36,8 @@ struct SyncScopeTests {
 
     @Test("A record created without assigneeId and teamId gets the author's; a field device may create for its own team")
     func createdScope() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device(team: "north")
         let ben = try await server.device(team: "north")
 
@@ -51,8 +51,8 @@ struct SyncScopeTests {
 
     @Test("A supervisor pulls its team's records and writes none: FIELD_READ_ONLY inside or outside its scope")
     func supervisorScope() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device(team: "north")
         let sam = try await server.device(.supervisor, team: "north")
         let carla = try await server.device(team: "south")
@@ -70,8 +70,8 @@ struct SyncScopeTests {
 
     @Test("A remove is not skipped behind scope exits of records the caller still sees through its other key (small pages)")
     func removeBehindStillVisibleExits() async throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let ana = try await server.device(team: "north")
         let ben = try await server.device(team: "north")
         let dora = try await server.device(.dispatcher, team: nil)
