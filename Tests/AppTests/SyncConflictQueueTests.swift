@@ -168,4 +168,37 @@ struct SyncConflictQueueTests {
         let foreign = try await review.ben.push1(review.ben.op(.update, "reports", "rep-1", ["answers": [:]], base: stored.serverSeq, resolves: "nope"))
         #expect(foreign.code == .validationFailed && foreign.details?["field"] == "resolves")
     }
+
+    @Test("Resolutions racing for one entry: exactly one answers 200, the others 409 CONFLICT_ALREADY_RESOLVED")
+    func concurrentResolutions() async throws {
+        let review = try await Review.open()
+        defer { review.server.finish() }
+        let dora = try await review.server.device(.dispatcher, team: nil)
+        let choices: [(SyncDevice, ResolutionChoice)] = [(review.ana, .device), (dora, .server), (review.ana, .server), (dora, .device)]
+
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for (device, choice) in choices { group.addTask { try await device.resolve(review.conflictId, choice).status } }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+
+        #expect(statuses.sorted() == [200, 409, 409, 409])
+        #expect(try await dora.conflicts(.resolved).map(\.id) == [review.conflictId])
+    }
+
+    @Test("An entry whose record was deleted since can only be closed with server: device is 410 RECORD_DELETED")
+    func resolveOnDeletedRecord() async throws {
+        let review = try await Review.open()
+        defer { review.server.finish() }
+        let flagged = try #require(try review.server.storedRecord("reports", "rep-1"))
+        let deleted = try await review.ben.applied(review.ben.delete("reports", "rep-1", base: flagged.serverSeq))
+
+        let device = try await review.ana.resolve(review.conflictId, .device)
+        let server = try await review.ana.resolve(review.conflictId, .server)
+
+        #expect(device.status == 410 && device.errorCode == "RECORD_DELETED")
+        #expect(server.status == 200)
+        let stored = try #require(try review.server.storedRecord("reports", "rep-1"))
+        #expect(stored.deletedSeq == deleted && stored.serverSeq > deleted && stored.conflictId == nil)
+        #expect(stored.payload["answers"] == ["q1": "no"])
+    }
 }
