@@ -56,31 +56,33 @@ struct SyncBadInputTests {
         #expect(try await ana.push1(large).status == .applied)
     }
 
-    @Test(
-        "A request of the wrong shape is 400 VALIDATION_FAILED naming the offending member",
-        arguments: [
-            (#""ops": {}"#, "ops"),
-            (#""ops": [{"opId": "o1", "clientSeq": "one", "collection": "jobs", "recordId": "j1", "type": "create", "occurredAt": "NOW"}]"#, "ops[0].clientSeq"),
-            (#""ops": [{"opId": "o1", "clientSeq": 1, "collection": "jobs", "recordId": "j1", "type": "upsert", "occurredAt": "NOW"}]"#, "ops[0].type"),
-            (#""ops": [{"clientSeq": 1, "collection": "jobs", "recordId": "j1", "type": "create", "occurredAt": "NOW"}]"#, "ops[0].opId"),
-            (#""ops": [{"opId": "o1", "clientSeq": 1, "collection": "jobs", "recordId": "j1", "type": "create", "occurredAt": "NOW", "fields": {"title": "bare"}}]"#, "ops[0].fields.title"),
-            (#""ops": [{"opId": "o1", "clientSeq": 1, "collection": "jobs", "recordId": "j1", "type": "create", "occurredAt": "NOW", "fields": []}]"#, "ops[0].fields"),
-            (#""ops": [{"opId": "o 1", "clientSeq": 1, "collection": "jobs", "recordId": "j1", "type": "create", "occurredAt": "NOW"}]"#, "ops[0].opId"),
-            (#""ops": [{"opId": "o1", "clientSeq": 0, "collection": "jobs", "recordId": "j1", "type": "create", "occurredAt": "NOW"}]"#, "ops[0].clientSeq"),
-            (#""ops": [{"opId": "o1", "clientSeq": 1, "collection": "jobs", "recordId": "j/1", "type": "create", "occurredAt": "NOW"}]"#, "ops[0].recordId"),
-            (#""ops": [{"opId": "o1", "clientSeq": 1, "collection": "jobs", "recordId": "j1", "type": "create", "occurredAt": "NOW", "dependsOn": ["att 1"]}]"#, "ops[0].dependsOn"),
-        ])
-    func wrongShape(ops: String, field: String) async throws {
+    /// `ops` members of the wrong shape (NOW stands for a valid `occurredAt`), and the member named.
+    private static let misshapenOps: [(String, String)] = [
+        (#""ops": {}"#, "ops"),
+        (#""ops": [{"opId": "o1", "clientSeq": "one", "collection": "jobs", "recordId": "j1", "type": "create", "occurredAt": "NOW"}]"#, "ops[0].clientSeq"),
+        (#""ops": [{"opId": "o1", "clientSeq": 1, "collection": "jobs", "recordId": "j1", "type": "upsert", "occurredAt": "NOW"}]"#, "ops[0].type"),
+        (#""ops": [{"clientSeq": 1, "collection": "jobs", "recordId": "j1", "type": "create", "occurredAt": "NOW"}]"#, "ops[0].opId"),
+        (#""ops": [{"opId": "o1", "clientSeq": 1, "collection": "jobs", "recordId": "j1", "type": "create", "occurredAt": "NOW", "fields": {"title": "bare"}}]"#, "ops[0].fields.title"),
+        (#""ops": [{"opId": "o1", "clientSeq": 1, "collection": "jobs", "recordId": "j1", "type": "create", "occurredAt": "NOW", "fields": []}]"#, "ops[0].fields"),
+        (#""ops": [{"opId": "o 1", "clientSeq": 1, "collection": "jobs", "recordId": "j1", "type": "create", "occurredAt": "NOW"}]"#, "ops[0].opId"),
+        (#""ops": [{"opId": "o1", "clientSeq": 0, "collection": "jobs", "recordId": "j1", "type": "create", "occurredAt": "NOW"}]"#, "ops[0].clientSeq"),
+        (#""ops": [{"opId": "o1", "clientSeq": 1, "collection": "jobs", "recordId": "j/1", "type": "create", "occurredAt": "NOW"}]"#, "ops[0].recordId"),
+        (#""ops": [{"opId": "o1", "clientSeq": 1, "collection": "jobs", "recordId": "j1", "type": "create", "occurredAt": "NOW", "dependsOn": ["att 1"]}]"#, "ops[0].dependsOn"),
+    ]
+
+    @Test("A request of the wrong shape is 400 VALIDATION_FAILED naming the offending member")
+    func wrongShape() async throws {
         let server = try await TestServer.startSync()
         defer { server.finish() }
         let ana = try await server.device()
         let counts = try server.syncTableCounts()
-        let text = #"{"deviceId": "\#(ana.deviceId)", "schemaVersion": 3, \#(ops.replacingOccurrences(of: "NOW", with: Self.now))}"#
 
-        let response = try await Self.sendRaw(ana, text)
-
-        #expect(response.status == 400 && response.errorCode == "VALIDATION_FAILED")
-        #expect(try response.errorEnvelope().error.details?["field"] == .string(field))
+        for (ops, field) in Self.misshapenOps {
+            let text = #"{"deviceId": "\#(ana.deviceId)", "schemaVersion": 3, \#(ops.replacingOccurrences(of: "NOW", with: Self.now))}"#
+            let response = try await Self.sendRaw(ana, text)
+            #expect(response.status == 400 && response.errorCode == "VALIDATION_FAILED", "\(field)")
+            #expect(try response.errorEnvelope().error.details?["field"] == .string(field))
+        }
         #expect(try server.syncTableCounts() == counts)
     }
 

@@ -35,31 +35,34 @@ struct SyncPushValidationTests {
         #expect(try server.scalar("SELECT count(*) FROM records") == 0)
     }
 
-    @Test(
-        "Rule 4: a wrong type, bound, enum value or missing required field is VALIDATION_FAILED with details.field",
-        arguments: [
-            ("jobs", ["title": "Boiler", "labor_minutes": "lots"], "labor_minutes"),
-            ("jobs", ["title": "Boiler", "labor_minutes": -5], "labor_minutes"),
-            ("jobs", ["title": "Boiler", "status": "paused"], "status"),
-            ("jobs", ["labor_minutes": 5], "title"),
-            ("jobs", ["title": 42], "title"),
-            ("part_usage", ["job_id": "job-1", "sku": "VALVE", "qty": 0], "qty"),
-            ("part_usage", ["job_id": "job-1", "sku": "VALVE", "qty": 1.5], "qty"),
-            ("orders", ["customerId": "c-1", "lines": [["sku": "A", "qty": "two"]]], "lines"),
-            ("orders", ["customerId": "c-1", "lines": []], "lines"),
-            ("reports", ["assignmentId": "as-1", "answers": "yes"], "answers"),
-            ("reports", ["assignmentId": "as-1", "answers": [:], "photos": ["not an id!"]], "photos"),
-        ] as [(String, Values, String)])
-    func validationFailed(collection: String, values: Values, field: String) async throws {
+    /// Creates that break a field's type, bound, enum or requiredness, and the field named.
+    private static let invalidCreates: [(String, Values, String)] = [
+        ("jobs", ["title": "Boiler", "labor_minutes": "lots"], "labor_minutes"),
+        ("jobs", ["title": "Boiler", "labor_minutes": -5], "labor_minutes"),
+        ("jobs", ["title": "Boiler", "status": "paused"], "status"),
+        ("jobs", ["labor_minutes": 5], "title"),
+        ("jobs", ["title": 42], "title"),
+        ("part_usage", ["job_id": "job-1", "sku": "VALVE", "qty": 0], "qty"),
+        ("part_usage", ["job_id": "job-1", "sku": "VALVE", "qty": 1.5], "qty"),
+        ("orders", ["customerId": "c-1", "lines": [["sku": "A", "qty": "two"]]], "lines"),
+        ("orders", ["customerId": "c-1", "lines": []], "lines"),
+        ("reports", ["assignmentId": "as-1", "answers": "yes"], "answers"),
+        ("reports", ["assignmentId": "as-1", "answers": [:], "photos": ["not an id!"]], "photos"),
+    ]
+
+    @Test("Rule 4: a wrong type, bound, enum value or missing required field is VALIDATION_FAILED with details.field")
+    func validationFailed() async throws {
         let server = try await TestServer.startSync()
         defer { server.finish() }
         let ana = try await server.device()
 
-        let result = try await ana.push1(ana.create(collection, "rec-1", values))
+        let results = try await ana.pushEach(Self.invalidCreates.map { collection, values, _ in ana.create(collection, "rec-1", values) })
 
-        #expect(result.status == .rejected && result.code == .validationFailed)
-        #expect(result.details?["field"] == .string(field))
-        #expect(try server.storedRecord(collection, "rec-1") == nil)
+        for (result, (collection, values, field)) in zip(results, Self.invalidCreates) {
+            #expect(result.status == .rejected && result.code == .validationFailed, "\(collection) \(values)")
+            #expect(result.details?["field"] == .string(field), "\(collection) \(values)")
+        }
+        #expect(try server.scalar("SELECT count(*) FROM records") == 0)
     }
 
     @Test("Rule 4: a field device writing assignments is FIELD_READ_ONLY; a dispatcher may")
