@@ -24,7 +24,9 @@ struct SyncConflictQueueTests {
                 let created = try await ana.applied(ana.create("reports", "rep-1", ["assignmentId": "as-1", "answers": ["q1": "yes"]]))
                 let benSeq = try await ben.applied(ben.update("reports", "rep-1", ["answers": ["q1": "no"]], base: created))
                 let result = try await ana.push1(
-                    ana.update("reports", "rep-1", ["answers": ["q1": "maybe"], "photos": ["att-9"]], base: created, old: ["answers": ["q1": "yes"]]))
+                    ana.update(
+                        "reports", "rep-1", ["answers": ["q1": "maybe"], "photos": ["att-9"]], base: created,
+                        old: ["answers": ["q1": "yes"]]))
                 return Review(server: server, ana: ana, ben: ben, created: created, benSeq: benSeq, result: result)
             } catch {
                 server.finish()
@@ -51,7 +53,12 @@ struct SyncConflictQueueTests {
         #expect(entry.authorId == review.ana.user.id && entry.deviceId == review.ana.deviceId && entry.resolution == nil)
         #expect(entry.deviceRevision["answers"] == ["q1": "maybe"] && entry.deviceRevision["photos"] == ["att-9"])
         #expect(entry.serverRevision["answers"] == ["q1": "no"] && entry.serverRevision["assignmentId"] == "as-1")
-        #expect(entry.fields == [FieldConflict(field: "answers", clientOld: ["q1": "yes"], clientNew: ["q1": "maybe"], serverCurrent: ["q1": "no"], serverSeq: review.benSeq)])
+        #expect(
+            entry.fields == [
+                FieldConflict(
+                    field: "answers", clientOld: ["q1": "yes"], clientNew: ["q1": "maybe"], serverCurrent: ["q1": "no"],
+                    serverSeq: review.benSeq)
+            ])
     }
 
     @Test("An open conflict reaches pulls as conflict {id, state: open} with a new serverSeq")
@@ -165,7 +172,8 @@ struct SyncConflictQueueTests {
         #expect(stored.payload["answers"] == ["q1": "maybe"] && stored.conflictId == nil)
         let entry = try #require(try await review.ana.conflicts(.resolved).first)
         #expect(entry.id == review.conflictId && entry.resolution?.choice == .device && entry.resolution?.serverSeq == result.serverSeq)
-        let foreign = try await review.ben.push1(review.ben.op(.update, "reports", "rep-1", ["answers": [:]], base: stored.serverSeq, resolves: "nope"))
+        let foreign = try await review.ben.push1(
+            review.ben.op(.update, "reports", "rep-1", ["answers": [:]], base: stored.serverSeq, resolves: "nope"))
         #expect(foreign.code == .validationFailed && foreign.details?["field"] == "resolves")
     }
 

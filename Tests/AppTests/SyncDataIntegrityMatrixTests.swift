@@ -85,12 +85,22 @@ struct SyncDataIntegrityMatrixTests {
                 let holdSeq = try await ana.applied(hold)
                 let loser = try await ben.push1(complete)
                 #expect(loser.status == .conflict && loser.code == .fieldConflict)
-                #expect(loser.conflicts == [FieldConflict(field: "status", clientOld: "in_progress", clientNew: "complete", serverCurrent: "on_hold", serverSeq: holdSeq, winner: .server)])
+                #expect(
+                    loser.conflicts == [
+                        FieldConflict(
+                            field: "status", clientOld: "in_progress", clientNew: "complete", serverCurrent: "on_hold", serverSeq: holdSeq,
+                            winner: .server)
+                    ])
             } else {
                 let completeSeq = try await ben.applied(complete)
                 let winner = try await ana.push1(hold)
                 #expect(winner.status == .applied)
-                #expect(winner.conflicts == [FieldConflict(field: "status", clientOld: "in_progress", clientNew: "on_hold", serverCurrent: "complete", serverSeq: completeSeq, winner: .client)])
+                #expect(
+                    winner.conflicts == [
+                        FieldConflict(
+                            field: "status", clientOld: "in_progress", clientNew: "on_hold", serverCurrent: "complete",
+                            serverSeq: completeSeq, winner: .client)
+                    ])
                 // The overwritten device learns it from its next pull.
                 #expect(try await ben.drain().last("jobs", "job-1")?.payload?["status"] == "on_hold")
             }
@@ -126,8 +136,14 @@ struct SyncDataIntegrityMatrixTests {
             let server = try await TestServer.startSync()
             defer { server.finish() }
             let ana = try await server.device()
-            let batch1 = [ana.create("jobs", "job-1", ["title": "Boiler", "status": "in_progress"]), ana.update("jobs", "job-1", ["notes": "one"], base: nil)]
-            let batch2 = [ana.update("jobs", "job-1", ["labor_minutes": 30, "notes": "two"], base: nil), ana.update("jobs", "job-1", ["status": "complete"], base: nil)]
+            let batch1 = [
+                ana.create("jobs", "job-1", ["title": "Boiler", "status": "in_progress"]),
+                ana.update("jobs", "job-1", ["notes": "one"], base: nil),
+            ]
+            let batch2 = [
+                ana.update("jobs", "job-1", ["labor_minutes": 30, "notes": "two"], base: nil),
+                ana.update("jobs", "job-1", ["status": "complete"], base: nil),
+            ]
             if reversed {
                 #expect(try await ana.push(batch2).allSatisfy { $0.code == .awaitingPredecessor })
                 #expect(try await ana.push(batch1).allSatisfy { $0.status == .applied })
@@ -152,7 +168,9 @@ struct SyncDataIntegrityMatrixTests {
         var seqs: [String: Int64] = [:]
         let creates = (1...45).map { ana.create("jobs", "job-\($0)", ["title": .string("job \($0)")]) }
         for (index, result) in try await ana.push(creates).enumerated() { seqs["job-\(index + 1)"] = result.serverSeq }
-        let updates = stride(from: 1, through: 45, by: 3).map { ana.update("jobs", "job-\($0)", ["notes": "again"], base: seqs["job-\($0)"]) }
+        let updates = stride(from: 1, through: 45, by: 3).map {
+            ana.update("jobs", "job-\($0)", ["notes": "again"], base: seqs["job-\($0)"])
+        }
         let deletes = stride(from: 2, through: 45, by: 5).map { ana.delete("jobs", "job-\($0)", base: seqs["job-\($0)"]) }
         _ = try await ana.push(updates + deletes)
 

@@ -130,7 +130,8 @@ struct SyncPullTests {
         let ana = try await server.device(team: "north")
         let ben = try await server.device(team: "north")
         let dora = try await server.device(.dispatcher, team: nil)
-        let seq = try await dora.applied(dora.create("jobs", "job-1", ["title": "Boiler", "assigneeId": .string(ana.user.id), "teamId": "north"]))
+        let seq = try await dora.applied(
+            dora.create("jobs", "job-1", ["title": "Boiler", "assigneeId": .string(ana.user.id), "teamId": "north"]))
         let cursor = try await ana.drain().cursor
 
         let moved = try await dora.applied(dora.update("jobs", "job-1", ["assigneeId": .string(ben.user.id)], base: seq))
@@ -148,7 +149,8 @@ struct SyncPullTests {
         try await ana.push1(ana.create("jobs", "job-1", ["title": "t"]))
         let cursor = try await ana.pull().nextCursor
         let parts = cursor.split(separator: ".").map(String.init)
-        let forged = PullCursorCodec(key: Data("some other key".utf8)).encode(PullCursor(position: 0, initialSyncStart: nil, issuedAt: Date()))
+        let forged = PullCursorCodec(key: Data("some other key".utf8)).encode(
+            PullCursor(position: 0, initialSyncStart: nil, issuedAt: Date()))
         let flipped = String(parts[0].dropLast()) + (parts[0].last == "A" ? "B" : "A") + "." + parts[1]
 
         for bad in [flipped, String(cursor.dropLast(3)), parts[0], "garbage", forged, String(repeating: "a", count: 600)] {

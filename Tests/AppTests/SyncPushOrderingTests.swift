@@ -142,7 +142,8 @@ struct SyncPushOrderingTests {
         let server = try await TestServer.startSync()
         defer { server.finish() }
         let ana = try await server.device()
-        let usage = ana.op(.create, "part_usage", "pu-1", ["job_id": "job-1", "sku": "VALVE", "qty": 2, "photo": "att-1"], dependsOn: ["att-1"])
+        let usage = ana.op(
+            .create, "part_usage", "pu-1", ["job_id": "job-1", "sku": "VALVE", "qty": 2, "photo": "att-1"], dependsOn: ["att-1"])
         let first = try await ana.push1(usage)
         #expect(first.status == .deferred && first.code == .dependencyPending && first.missing == .attachments(["att-1"]))
 

@@ -91,7 +91,10 @@ struct SyncPushRecordStateTests {
         #expect(result.appliedFields == ["labor_minutes"])
         let seq = try #require(result.serverSeq)
         #expect(seq > benSeq)
-        #expect(result.conflicts == [FieldConflict(field: "notes", clientOld: "a", clientNew: "c", serverCurrent: "b", serverSeq: benSeq, winner: .server)])
+        #expect(
+            result.conflicts == [
+                FieldConflict(field: "notes", clientOld: "a", clientNew: "c", serverCurrent: "b", serverSeq: benSeq, winner: .server)
+            ])
         let job = try #require(try server.storedRecord("jobs", "job-1"))
         #expect(job.payload["notes"] == "b" && job.payload["labor_minutes"] == 20 && job.serverSeq == seq)
     }
@@ -125,7 +128,12 @@ struct SyncPushRecordStateTests {
         let result = try await ana.push1(ana.update("jobs", "job-1", ["status": "cancelled"], base: base, old: ["status": "in_progress"]))
 
         #expect(result.status == .applied && result.code == nil)
-        #expect(result.conflicts == [FieldConflict(field: "status", clientOld: "in_progress", clientNew: "cancelled", serverCurrent: "complete", serverSeq: complete, winner: .client)])
+        #expect(
+            result.conflicts == [
+                FieldConflict(
+                    field: "status", clientOld: "in_progress", clientNew: "cancelled", serverCurrent: "complete", serverSeq: complete,
+                    winner: .client)
+            ])
         #expect(try server.storedRecord("jobs", "job-1")?.payload["status"] == "cancelled")
     }
 
@@ -155,7 +163,8 @@ struct SyncPushRecordStateTests {
         let ana = try await server.device()
         // A real PostgreSQL error for one record: a trigger refusing it.
         try server.services.database.withConnection { connection in
-            try connection.executeScript("""
+            try connection.executeScript(
+                """
                 CREATE FUNCTION refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN IF NEW.record_id = 'job-boom' THEN RAISE EXCEPTION 'disk on fire'; END IF; RETURN NEW; END $$;
                 CREATE TRIGGER refuse_boom BEFORE INSERT OR UPDATE ON records FOR EACH ROW EXECUTE FUNCTION refuse_boom();

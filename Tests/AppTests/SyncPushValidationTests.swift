@@ -156,7 +156,8 @@ struct SyncPushValidationTests {
         defer { server.finish() }
         let ana = try await server.device()
 
-        let v1 = try await ana.push1(ana.create("jobs", "job-1", ["title": "Boiler", "status": "started", "legacyCode": "X9"]), schemaVersion: 1)
+        let v1 = try await ana.push1(
+            ana.create("jobs", "job-1", ["title": "Boiler", "status": "started", "legacyCode": "X9"]), schemaVersion: 1)
         let v2 = try await ana.push(
             [
                 ana.update("jobs", "job-1", ["laborMinutes": 45], base: v1.serverSeq),

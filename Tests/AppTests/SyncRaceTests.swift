@@ -1,7 +1,7 @@
 import AppTesting
 import Foundation
-import Synchronization
 import SyncProtocol
+import Synchronization
 import Testing
 
 /// Concurrent pushers against concurrent pagers (ARCHITECTURE.md "Correctness spine",
@@ -39,7 +39,9 @@ struct SyncRaceTests {
             for pager in pagers {
                 group.addTask { .pulled(try await RacePager(device: pager).run(until: stop)) }
             }
-            var outcomes: [OpResult] = [], logs: [RacePager] = [], pushersLeft = pushers.count + 1
+            var outcomes: [OpResult] = []
+            var logs: [RacePager] = []
+            var pushersLeft = pushers.count + 1
             for try await result in group {
                 switch result {
                 case .pushed(let results):
@@ -78,7 +80,9 @@ struct SyncRaceTests {
             let id = "job-race-\(round)"
             let results = try await withThrowingTaskGroup(of: (String, OpResult).self) { group in
                 for device in devices {
-                    group.addTask { (device.deviceId, try await device.push1(device.create("jobs", id, ["title": .string(device.deviceId)]))) }
+                    group.addTask {
+                        (device.deviceId, try await device.push1(device.create("jobs", id, ["title": .string(device.deviceId)])))
+                    }
                 }
                 return try await group.reduce(into: [(String, OpResult)]()) { $0.append($1) }
             }
@@ -117,7 +121,9 @@ struct SyncRaceTests {
     /// The dispatcher moves the shared jobs between the teams, so pagers see removes and re-entries.
     private static func reassign(_ dora: SyncDevice, bases: [String: Int64], for duration: Duration) async throws -> [OpResult] {
         let deadline = ContinuousClock.now + duration
-        var bases = bases, results: [OpResult] = [], round = 0
+        var bases = bases
+        var results: [OpResult] = []
+        var round = 0
         while ContinuousClock.now < deadline {
             round += 1
             let ops = bases.keys.sorted().enumerated().filter { ($0.offset + round) % 2 == 0 }.map { _, id in
@@ -155,12 +161,17 @@ struct RacePusher {
 
     func run(for duration: Duration) async throws -> [OpResult] {
         let deadline = ContinuousClock.now + duration
-        var known: [String: Int64] = [:], own: [String] = [], results: [OpResult] = [], round = 0
+        var known: [String: Int64] = [:]
+        var own: [String] = []
+        var results: [OpResult] = []
+        var round = 0
         while ContinuousClock.now < deadline {
             round += 1
             let id = "job-\(index)-\(round)"
             var ops = [device.create("jobs", id, ["title": .string(id), "labor_minutes": 0])]
-            if let previous = own.last { ops.append(device.update("jobs", previous, ["labor_minutes": .int(Int64(round))], base: known[previous])) }
+            if let previous = own.last {
+                ops.append(device.update("jobs", previous, ["labor_minutes": .int(Int64(round))], base: known[previous]))
+            }
             let target = shared[(round + index) % shared.count]
             ops.append(device.update("jobs", target, ["notes": .string("\(device.deviceId) #\(round)")], base: known[target]))
             if round % 4 == 0, own.count > 2 {
@@ -191,7 +202,8 @@ struct RacePager: Sendable {
     init(device: SyncDevice) { self.device = device }
 
     func run(until stop: StopFlag) async throws -> RacePager {
-        var log = self, cursor: String?
+        var log = self
+        var cursor: String?
         while true {
             let finishing = stop.isRaised
             let page = try await device.pull(cursor: cursor, limit: 7)

@@ -41,7 +41,9 @@ struct SyncScopeTests {
         let ana = try await server.device(team: "north")
         let ben = try await server.device(team: "north")
 
-        try await ana.push([ana.create("jobs", "job-1", ["title": "mine"]), ana.create("jobs", "job-2", ["title": "team", "teamId": "north"])])
+        try await ana.push([
+            ana.create("jobs", "job-1", ["title": "mine"]), ana.create("jobs", "job-2", ["title": "team", "teamId": "north"]),
+        ])
 
         #expect(try server.storedRecord("jobs", "job-1")?.payload["assigneeId"] == .string(ana.user.id))
         #expect(try server.storedRecord("jobs", "job-1")?.payload["teamId"] == "north")
@@ -83,7 +85,9 @@ struct SyncScopeTests {
         let cursor = initial.cursor
 
         // job-1..3 leave user:ana but stay in team:north; then job-x leaves both; then job-1..3 change again.
-        for id in ids.dropLast() { seqs[id] = try await dora.applied(dora.update("jobs", id, ["assigneeId": .string(ben.user.id)], base: seqs[id])) }
+        for id in ids.dropLast() {
+            seqs[id] = try await dora.applied(dora.update("jobs", id, ["assigneeId": .string(ben.user.id)], base: seqs[id]))
+        }
         let gone = try await dora.applied(dora.update("jobs", "job-x", ["teamId": "south", "assigneeId": "someone"], base: seqs["job-x"]))
         for id in ids.dropLast() { seqs[id] = try await dora.applied(dora.update("jobs", id, ["notes": "later"], base: seqs[id])) }
 

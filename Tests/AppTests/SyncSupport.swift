@@ -2,8 +2,8 @@ import AppTesting
 import Foundation
 import Postgres
 import Storage
-import Synchronization
 import SyncProtocol
+import Synchronization
 
 /// Field values of an op or a payload: name to value.
 typealias Values = [String: JSONValue]
@@ -136,7 +136,8 @@ final class SyncDevice: Sendable {
         var query: [String] = []
         if let cursor { query.append("cursor=" + (cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? cursor)) }
         if let limit { query.append("limit=" + limit) }
-        return try await server.client.get("/v1/sync/pull" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")), headers: headers, token: token)
+        return try await server.client.get(
+            "/v1/sync/pull" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")), headers: headers, token: token)
     }
 
     /// One pull page; throws unless the answer is 200.
@@ -270,7 +271,8 @@ extension TestServer {
     /// A new user of `role` in `team`, logged in on a new device.
     func device(_ role: Role = .field, team: String? = "team-1", appVersion: String = "2.3.0") async throws -> SyncDevice {
         let (user, password) = try makeUser(role: role, team: team)
-        return try await SyncDevice(server: self, user: user, password: password, deviceId: "dev-" + SyncDevice.shortId(), appVersion: appVersion)
+        return try await SyncDevice(
+            server: self, user: user, password: password, deviceId: "dev-" + SyncDevice.shortId(), appVersion: appVersion)
     }
 
     /// One integer from SQL on the application's own pool.
@@ -292,7 +294,8 @@ extension TestServer {
     /// A record row as stored: payload, latest change, tombstone and conflict flag.
     func storedRecord(_ collection: String, _ recordId: String) throws -> StoredRow? {
         try services.database.withConnection { connection in
-            let rows = try connection.query("""
+            let rows = try connection.query(
+                """
                 SELECT payload::text, server_seq, deleted_seq, conflict_id FROM records
                 WHERE collection = \(collection) AND record_id = \(recordId)
                 """)
