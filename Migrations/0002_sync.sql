@@ -31,6 +31,7 @@ CREATE TABLE records (
 CREATE UNIQUE INDEX records_server_seq ON records (server_seq);
 CREATE INDEX records_user_scope ON records (user_scope, server_seq) WHERE user_scope IS NOT NULL;
 CREATE INDEX records_team_scope ON records (team_scope, server_seq) WHERE team_scope IS NOT NULL;
+CREATE INDEX records_tombstones ON records (updated_at) WHERE deleted_seq IS NOT NULL;
 
 -- "Record left scope key K at seq": lets a device that could see it through K drop it
 -- (a pull `remove`). One row per (key, record), the latest exit.
@@ -39,10 +40,11 @@ CREATE TABLE scope_exits (
     collection text   NOT NULL,
     record_id  text   NOT NULL,
     seq        bigint NOT NULL,
+    exited_at  timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (scope_key, collection, record_id)
 );
 CREATE INDEX scope_exits_by_seq ON scope_exits (scope_key, seq);
-CREATE INDEX scope_exits_seq ON scope_exits (seq);
+CREATE INDEX scope_exits_exited_at ON scope_exits (exited_at);
 
 -- Per-device ordering state.
 CREATE TABLE devices (
@@ -81,7 +83,7 @@ CREATE TABLE op_log (
 );
 CREATE INDEX op_log_deferred ON op_log (device_id, client_seq) WHERE status = 'deferred';
 CREATE INDEX op_log_record ON op_log (collection, record_id);
-CREATE INDEX op_log_received_at ON op_log (received_at);
+CREATE INDEX op_log_received_at ON op_log (received_at) WHERE status <> 'deferred';
 
 -- Conflicts waiting for (or settled by) a person. `entry` is the whole protocol entry;
 -- the other columns exist to filter and order the queue.

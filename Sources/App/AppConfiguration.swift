@@ -28,6 +28,13 @@ public struct AppConfiguration: Sendable {
     public var passwordIterations = PasswordHasher.owaspIterations
     /// Log threshold (`FIELDSYNC_LOG_LEVEL`: trace, debug, info, notice, warning, error).
     public var logLevel = Logger.Level.info
+    /// A collection schema to use instead of the built-in one (`FIELDSYNC_SCHEMA`, a JSON file);
+    /// an invalid file stops the start with a message naming the collection and field.
+    public var schemaFile: URL?
+    /// Whether `serve` also runs the background worker (`--no-worker` turns it off).
+    public var runsWorker = true
+    /// Seconds between worker passes (`FIELDSYNC_WORKER_INTERVAL`).
+    public var workerInterval = 600
     /// Folder holding `Migrations/`, `Templates/` and `Public/` (`FIELDSYNC_RESOURCES`; found by default).
     public var resourcesDirectory: URL
 
@@ -55,6 +62,9 @@ public struct AppConfiguration: Sendable {
         configuration.adminPassword = environment["FIELDSYNC_ADMIN_PASSWORD"]
         configuration.cursorSecret = environment["FIELDSYNC_CURSOR_SECRET"]
         configuration.passwordIterations = try positive(environment, "FIELDSYNC_PASSWORD_ITERATIONS") ?? configuration.passwordIterations
+        configuration.schemaFile = environment["FIELDSYNC_SCHEMA"].map { URL(fileURLWithPath: $0) }
+        configuration.runsWorker = !arguments.has("no-worker")
+        configuration.workerInterval = try positive(environment, "FIELDSYNC_WORKER_INTERVAL") ?? configuration.workerInterval
         if let name = environment["FIELDSYNC_LOG_LEVEL"] {
             guard let level = Logger.Level(name: name) else { throw ConfigurationError("FIELDSYNC_LOG_LEVEL: unknown level \"\(name)\"") }
             configuration.logLevel = level

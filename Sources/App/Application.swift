@@ -47,6 +47,7 @@ public final class Application: Sendable {
             try FileManager.default.createDirectory(at: http.temporaryDirectory, withIntermediateDirectories: true)
             let server = HTTPServer(configuration: http, router: Routes.build(services), logger: logger)
             try server.start()
+            if configuration.runsWorker { services.worker.start() }
             logger.notice("FieldSync listening on http://\(configuration.host):\(server.port)")
             return Application(configuration: configuration, services: services, database: database, server: server, logger: logger)
         } catch {

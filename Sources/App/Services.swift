@@ -6,6 +6,7 @@ import SyncProtocol
 import Support
 import SyncAPI
 import SyncEngine
+import Worker
 
 /// The long-lived services of one FieldSync process, built once from the configuration
 /// and passed explicitly to controllers.
@@ -28,13 +29,15 @@ public final class Services: Sendable {
     public let conflicts: ConflictQueries
     public let gate: SyncGate
     public let cursors: PullCursorCodec
+    /// Background jobs (retention); started by `Application` unless turned off.
+    public let worker: Worker
     /// Wakes this process when another one changes accounts or settings.
     private let listener: PostgresListener
     let logger: Logger
 
     init(
         database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, cursorKey: Data,
-        logger: Logger
+        workerInterval: Int, logger: Logger
     ) {
         let accounts = AccountStore(database: database)
         let settings = SettingsStore(database: database)
@@ -58,6 +61,9 @@ public final class Services: Sendable {
         self.conflicts = ConflictQueries(database: database)
         self.gate = SyncGate(settings: settings, limiter: RateLimiter())
         self.cursors = PullCursorCodec(key: cursorKey)
+        self.worker = Worker(
+            jobs: [RetentionJob(store: RetentionStore(database: database), settings: settings)], database: database,
+            interval: .seconds(workerInterval), logger: logger)
         self.listener = PostgresListener(
             configuration: configuration, channels: [AccountStore.changeChannel, SettingsStore.changeChannel], logger: logger
         ) { channel, _ in
@@ -70,7 +76,7 @@ public final class Services: Sendable {
     /// Connects the pool and brings the schema up to date.
     static func open(_ app: AppConfiguration, database: PostgresConfiguration, logger: Logger) throws -> Services {
         // An invalid schema stops the start before anything touches the database.
-        let schema = try Schema.builtIn()
+        let schema = try loadSchema(app.schemaFile)
         var options = PostgresClient.Options()
         options.maxConnections = app.databasePoolSize
         let client = PostgresClient(configuration: database, options: options, logger: logger)
@@ -86,10 +92,20 @@ public final class Services: Sendable {
             let cursorKey = try app.cursorSecret.map { Data($0.utf8) } ?? SecretStore(database: client).secret(named: "pull-cursor")
             return Services(
                 database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations),
-                cursorKey: cursorKey, logger: logger)
+                cursorKey: cursorKey, workerInterval: app.workerInterval, logger: logger)
         } catch {
             client.shutdown()
             throw error
+        }
+    }
+
+    /// The built-in schema, or the file's, with a message that names the file when it is invalid.
+    static func loadSchema(_ file: URL?) throws -> Schema {
+        guard let file else { return try Schema.builtIn() }
+        do {
+            return try Schema(jsonData: try Data(contentsOf: file))
+        } catch {
+            throw ConfigurationError("schema file \(file.path): \(error)")
         }
     }
 
@@ -111,6 +127,7 @@ public final class Services: Sendable {
     }
 
     func close() {
+        worker.stop()
         listener.stop()
         database.shutdown()
     }

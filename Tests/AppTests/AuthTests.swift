@@ -1,5 +1,6 @@
 import AppTesting
 import Foundation
+import Postgres
 import SyncProtocol
 import Testing
 
@@ -31,6 +32,11 @@ struct AuthTests {
         let expiresAt = try #require(RFC3339.date(from: token.expiresAt))
         #expect(abs(expiresAt.timeIntervalSinceNow - 90 * 86_400) < 300, "the default token lifetime is 90 days")
         #expect(try await server.client.get("/v1/config", token: token.token).status == 200)
+        let stored = try server.services.database.withConnection { connection in
+            try connection.query("SELECT row_to_json(t)::text AS row FROM device_tokens t").map { try $0.decode("row", as: String.self) }
+        }
+        #expect(stored.count == 1)
+        #expect(!stored.contains { $0.contains(token.token) }, "only a hash of the token is stored")
     }
 
     @Test("An unknown user and a wrong password get the same 401 INVALID_CREDENTIALS body")

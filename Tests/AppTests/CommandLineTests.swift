@@ -163,13 +163,15 @@ struct CommandLineTests {
         #expect(output.standardError.contains("Usage: fieldsync \(arguments.prefix(while: { !$0.hasPrefix("--") }).joined(separator: " "))"))
     }
 
-    @Test("An unknown command exits 64, naming it and listing the commands on standard error")
-    func unknownCommand() async throws {
-        let output = try await FieldSyncCLI.run(["frobnicate", "--now"])
+    @Test(
+        "An unknown command exits 64, naming it and listing the commands on standard error",
+        arguments: [(["frobnicate", "--now"], "frobnicate"), (["user", "frob"], "user frob"), (["--version"], "--version")])
+    func unknownCommand(arguments: [String], named: String) async throws {
+        let output = try await FieldSyncCLI.run(arguments)
 
         #expect(output.status == 64)
         #expect(output.standardOutput.isEmpty)
-        #expect(output.standardError.hasPrefix("fieldsync: unknown command \"frobnicate\""), "\(output)")
+        #expect(output.standardError.hasPrefix("fieldsync: unknown command \"\(named)\""), "\(output)")
         #expect(output.standardError.contains("Commands:"))
     }
 

@@ -22,7 +22,7 @@ struct ManualReviewTests {
         let report = try #require(h.record("reports", "r-1"))
         #expect(report.payload["answers"] == ["q1": "no"] && report.payload["photos"] == nil)
         #expect(report.conflictId == conflictId && report.serverSeq > benSeq)
-        #expect(report.pullChange().conflict?.id == conflictId)
+        #expect(report.conflictId == conflictId)
         let entry = try #require(h.state.conflicts[conflictId]?.entry)
         #expect(entry.serverRevision == ["assignmentId": "a-1", "answers": ["q1": "no"], "assigneeId": "u-ana", "teamId": "t-1"])
         #expect(entry.deviceRevision == ["assignmentId": "a-1", "answers": ["q1": "maybe"], "photos": ["att-9"], "assigneeId": "u-ana", "teamId": "t-1"])

@@ -10,7 +10,7 @@ public struct CommandLineTool: Sendable {
     }
 
     public static let allCommands: [any Command] = [
-        ServeCommand(), MigrateCommand(),
+        ServeCommand(), WorkerCommand(), MigrateCommand(),
         UserAddCommand(), UserListCommand(), UserSuspendCommand(suspend: true), UserSuspendCommand(suspend: false),
         BenchHTTPCommand(), BenchSyncCommand(),
     ]
@@ -23,7 +23,8 @@ public struct CommandLineTool: Sendable {
                 print(overview)
                 return 0
             }
-            printError("unknown command \"\(words.prefix { !$0.hasPrefix("-") }.joined(separator: " "))\"\n\n\(overview)")
+            let named = words.prefix { !$0.hasPrefix("-") }
+            printError("unknown command \"\((named.isEmpty ? [words[0]] : named).joined(separator: " "))\"\n\n\(overview)")
             return 64
         }
         do {

@@ -6,8 +6,9 @@ struct ServeCommand: Command {
     let path = ["serve"]
     let summary = "run the server (embedded PostgreSQL unless DATABASE_URL is set)"
     let valueOptions = AppConfiguration.valueOptions
+    let flagOptions: Set<String> = ["help", "no-worker"]
     let usage = """
-        Usage: fieldsync serve [--host 127.0.0.1] [--port 8080] [--data-dir ./.fieldsync]
+        Usage: fieldsync serve [--host 127.0.0.1] [--port 8080] [--data-dir ./.fieldsync] [--no-worker]
 
         Runs the sync API and back-office. Without DATABASE_URL it creates (first run) or
         reuses a private PostgreSQL cluster under the data folder and stops it on exit.
@@ -17,6 +18,7 @@ struct ServeCommand: Command {
         Options:
           --host ADDRESS     address to bind (default 127.0.0.1, env FIELDSYNC_HOST)
           --port PORT        port to bind, 0 for any free port (default 8080, env FIELDSYNC_PORT)
+          --no-worker        do not run background jobs here (run `fieldsync worker` elsewhere)
         \(CommonHelp.dataDir)
         """
 
@@ -30,6 +32,41 @@ struct ServeCommand: Command {
         fflush(nil)
         signal.wait()
         application.shutdown()
+        return 0
+    }
+}
+
+/// `fieldsync worker`: runs the background jobs (retention) without serving HTTP.
+struct WorkerCommand: Command {
+    let path = ["worker"]
+    let summary = "run background jobs only (retention of op results, tombstones, events)"
+    let valueOptions: Set<String> = ["data-dir"]
+    let flagOptions: Set<String> = ["help", "once"]
+    let usage = """
+        Usage: fieldsync worker [--once] [--data-dir ./.fieldsync]
+
+        Runs the background jobs every FIELDSYNC_WORKER_INTERVAL seconds (default 600) until
+        SIGINT/SIGTERM, or a single pass with --once (for cron). Each job holds a PostgreSQL
+        advisory lock while it runs, so several workers never run the same job at once.
+        Jobs: retention — deletes op results older than the op-result retention (at least
+        30 days), tombstones and scope exits older than the tombstone retention, and live
+        events older than a day.
+
+        Options:
+          --once             one pass, then exit
+        \(CommonHelp.dataDir)
+        """
+
+    func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
+        try CommandDatabase.with(arguments, environment) { services in
+            if arguments.has("once") {
+                services.worker.runOnce()
+            } else {
+                let signal = ShutdownSignal()
+                services.worker.start()
+                signal.wait()
+            }
+        }
         return 0
     }
 }

@@ -17,6 +17,9 @@ public struct DeviceSyncStore: Sendable {
     @discardableResult
     public func recordSync(deviceId: String, userId: String, teamId: String?, appVersion: String?, kind: String) throws -> Int64 {
         try database.withTransaction { connection in
+            // Bookkeeping, not acknowledged data: losing the last seconds of it in a crash is
+            // harmless, so this commit does not wait for the WAL flush.
+            try connection.execute("SET LOCAL synchronous_commit TO off")
             try connection.execute("""
                 INSERT INTO devices (device_id, user_id, app_version, last_sync_at) VALUES (\(deviceId), \(userId), \(appVersion), now())
                 ON CONFLICT (device_id) DO UPDATE SET

@@ -5,7 +5,10 @@ import SyncProtocol
 
 /// One page of a pull, before the cursor is signed.
 public struct PullPage: Sendable {
-    public var changes: [Change]
+    /// Each change as its JSON object text, ascending `serverSeq`; PostgreSQL writes the
+    /// upserts and deletes straight from the stored `jsonb`, so no payload is decoded and
+    /// re-encoded on the way out.
+    public var changes: [String]
     /// Where the next page starts.
     public var position: Int64
     /// Kept in the next cursor while the initial sync has not passed its start.
@@ -27,46 +30,70 @@ public struct PullStore: Sendable {
     /// - Parameters:
     ///   - position: the cursor position (0 for an initial sync).
     ///   - initialSyncStart: the sequence number an initial sync began at; nil in delta mode.
-    ///     Pass nil with position 0 to start an initial sync now.
+    ///   - startInitialSync: true when there is no cursor: the initial sync starts now.
     ///   - limit: at most this many changes (already clamped).
-    public func page(for principal: Principal, after position: Int64, initialSyncStart: Int64?, startInitialSync: Bool, limit: Int) throws -> PullPage {
+    public func page(
+        for principal: Principal, after position: Int64, initialSyncStart: Int64?, startInitialSync: Bool, limit: Int
+    ) throws -> PullPage {
         try database.withTransaction { connection in
             // One snapshot for the counter, the records and the exits.
             try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             let newServerSeq = try connection.query("SELECT value FROM sequence_counter")[0].decode(0, as: Int64.self)
             let start = startInitialSync ? newServerSeq : initialSyncStart
             let visible = principal.visibleScopeKeys.map { $0.sorted() }
-            let records = try Self.records(after: position, visible: visible, skipTombstonesUpTo: start, limit: limit + 1, on: connection)
-            let exits = try visible.map { keys in
-                try Self.exits(after: max(position, start ?? 0), keys: keys, limit: limit + 1, on: connection)
-            } ?? []
-            var rows = records.map { (seq: $0.serverSeq, change: $0.pullChange()) }
-                + exits.map { (seq: $0.seq, change: $0.record.removal(at: $0.seq)) }
+            var rows = try PullRows.records(after: position, visible: visible, skipTombstonesUpTo: start, limit: limit + 1, on: connection)
+            if let keys = visible {
+                rows += try PullRows.exits(after: max(position, start ?? 0), keys: keys, limit: limit + 1, on: connection)
+            }
             rows.sort { $0.seq < $1.seq }
             let consumed = rows.prefix(limit)
-            var latest: [RecordKey: Change] = [:]
-            for row in consumed { latest[RecordKey(collection: row.change.collection, recordId: row.change.recordId)] = row.change }
+            var latest: [RecordKey: PullRow] = [:]
+            for row in consumed { latest[row.key] = row }
             let hasMore = rows.count > limit
             var next = consumed.last?.seq ?? position
             if !hasMore, let start { next = max(next, start) }
             return PullPage(
-                changes: latest.values.sorted { $0.serverSeq < $1.serverSeq }, position: next,
+                changes: latest.values.sorted { $0.seq < $1.seq }.map(\.json), position: next,
                 initialSyncStart: start.flatMap { next < $0 ? $0 : nil }, hasMore: hasMore, newServerSeq: newServerSeq)
         }
     }
+}
+
+/// A pull candidate: a record's latest change, or its exit from one of the caller's scopes.
+struct PullRow {
+    var seq: Int64
+    var key: RecordKey
+    var json: String
+}
+
+/// The SQL of pulls.
+enum PullRows {
+    /// The change object of a record row, written by PostgreSQL (PROTOCOL.md, Pull).
+    static let changeJSON = """
+        CASE WHEN deleted_seq IS NULL THEN
+            json_build_object('collection', collection, 'recordId', record_id, 'serverSeq', server_seq, 'type', 'upsert',
+                              'payload', payload, 'fieldMeta', field_meta, 'schemaVersion', schema_version)::jsonb
+            || CASE WHEN conflict_id IS NULL THEN '{}'::jsonb
+                    ELSE jsonb_build_object('conflict', jsonb_build_object('id', conflict_id, 'state', 'open')) END
+        ELSE
+            jsonb_build_object('collection', collection, 'recordId', record_id, 'serverSeq', server_seq, 'type', 'delete',
+                               'tombstone', jsonb_build_object('deletedServerSeq', deleted_seq))
+        END::text
+        """
+    static let columns = "server_seq, collection, record_id, \(changeJSON)"
 
     /// Records changed after `position` that the caller sees now, ascending; tombstones made
     /// before an initial sync began are skipped (the device never had them).
-    private static func records(
+    static func records(
         after position: Int64, visible: [ScopeKey]?, skipTombstonesUpTo start: Int64?, limit: Int, on connection: PostgresConnection
-    ) throws -> [StoredRecord] {
+    ) throws -> [PullRow] {
         let tombstoneFloor = start ?? -1
         guard let keys = visible else {
             return try connection.query("""
-                SELECT \(unescaped: RecordRow.columns) FROM records
+                SELECT \(unescaped: columns) FROM records
                 WHERE server_seq > \(position) AND (deleted_seq IS NULL OR deleted_seq > \(tombstoneFloor))
                 ORDER BY server_seq LIMIT \(limit)
-                """).map(RecordRow.decode)
+                """).map(decode)
         }
         guard !keys.isEmpty else { return [] }
         // One index range scan per key (user_scope or team_scope, then server_seq).
@@ -76,39 +103,40 @@ public struct PullStore: Sendable {
             let column = key.rawValue.hasPrefix("user:") ? "user_scope" : "team_scope"
             binds.append(key.rawValue)
             sql.append("""
-                (SELECT \(RecordRow.columns) FROM records
+                (SELECT \(columns) FROM records
                  WHERE \(column) = $\(binds.count) AND server_seq > $1 AND (deleted_seq IS NULL OR deleted_seq > $2)
                  ORDER BY server_seq LIMIT $3)
                 """)
         }
         var seen = Set<RecordKey>()
         return try connection.query(PostgresQuery(sql.joined(separator: " UNION ALL "), binds: binds))
-            .map(RecordRow.decode)
+            .map(decode)
             .filter { seen.insert($0.key).inserted }
-            .sorted { $0.serverSeq < $1.serverSeq }
+            .sorted { $0.seq < $1.seq }
             .prefix(limit).map { $0 }
     }
 
-    /// Scope exits after `position` for the caller's keys of records it no longer sees, with the
-    /// record's current state.
+    /// The latest exit after `position` of each record from any of `keys` that the caller no longer sees.
     ///
     /// A record still visible through another of the keys is left out before the limit: its own
     /// row says what changed, and counting it would crowd real exits out of the page while the
     /// records move the position past them.
-    private static func exits(
-        after position: Int64, keys: [ScopeKey], limit: Int, on connection: PostgresConnection
-    ) throws -> [(seq: Int64, record: StoredRecord)] {
+    static func exits(after position: Int64, keys: [ScopeKey], limit: Int, on connection: PostgresConnection) throws -> [PullRow] {
         guard !keys.isEmpty else { return [] }
         let keyTexts = keys.map(\.rawValue)
-        let prefixed = RecordRow.columns.split(separator: ",").map { "r." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         return try connection.query("""
-            SELECT e.seq, \(unescaped: prefixed.joined(separator: ", "))
+            SELECT e.seq, e.collection, e.record_id,
+                   json_build_object('collection', e.collection, 'recordId', e.record_id, 'serverSeq', e.seq, 'type', 'remove')::text
             FROM (SELECT collection, record_id, max(seq) AS seq FROM scope_exits
                   WHERE scope_key = ANY(\(keyTexts)::text[]) AND seq > \(position)
                   GROUP BY collection, record_id) e
             JOIN records r ON r.collection = e.collection AND r.record_id = e.record_id
             WHERE NOT (ARRAY[r.user_scope, r.team_scope] && \(keyTexts)::text[])
             ORDER BY e.seq LIMIT \(limit)
-            """).map { row in (try row.decode(0, as: Int64.self), try RecordRow.decode(row, offset: 1)) }
+            """).map(decode)
+    }
+
+    private static func decode(_ row: PostgresRow) throws -> PullRow {
+        PullRow(seq: try row.decode(0), key: RecordKey(collection: try row.decode(1), recordId: try row.decode(2)), json: try row.decode(3))
     }
 }

@@ -43,10 +43,13 @@ public struct SyncController: Sendable {
         let newServerSeq = try devices.recordSync(
             deviceId: identity.deviceId, userId: identity.user.id, teamId: identity.user.teamId,
             appVersion: request.headers["x-app-version"], kind: "push")
-        return .json(
-            PushResponse(
-                results: outcome.results, newServerSeq: max(newServerSeq, outcome.highestServerSeq ?? 0),
-                minSupportedAppVersion: settings.minSupportedAppVersion, serverSchemaVersion: schema.version))
+        // Written through JSONValue: the same JSON as `PushResponse`, without JSONEncoder's cost.
+        let response: JSONValue = [
+            "results": .array(outcome.results.map(\.jsonValue)),
+            "newServerSeq": .int(max(newServerSeq, outcome.highestServerSeq ?? 0)),
+            "minSupportedAppVersion": .string(settings.minSupportedAppVersion), "serverSchemaVersion": .int(Int64(schema.version)),
+        ]
+        return Response(status: 200, headers: ["Content-Type": "application/json; charset=utf-8"], body: .bytes(response.canonicalData()))
     }
 
     @Sendable func pull(_ request: Request) throws -> Response {
@@ -61,10 +64,10 @@ public struct SyncController: Sendable {
             deviceId: identity.deviceId, userId: identity.user.id, teamId: identity.user.teamId,
             appVersion: request.headers["x-app-version"], kind: "pull")
         let next = PullCursor(position: page.position, initialSyncStart: page.initialSyncStart, issuedAt: Date())
-        return .json(
-            PullResponse(
-                changes: page.changes, nextCursor: cursors.encode(next), hasMore: page.hasMore, newServerSeq: page.newServerSeq,
-                minSupportedAppVersion: settings.minSupportedAppVersion, serverSchemaVersion: schema.version))
+        let body = PullResponseWriter.write(
+            changes: page.changes, nextCursor: cursors.encode(next), hasMore: page.hasMore, newServerSeq: page.newServerSeq,
+            minSupportedAppVersion: settings.minSupportedAppVersion, serverSchemaVersion: schema.version)
+        return Response(status: 200, headers: ["Content-Type": "application/json; charset=utf-8"], body: .bytes(body))
     }
 
     /// The engine's tunables with the operator's push limits: `maxOpsPerPush` and the

@@ -64,21 +64,4 @@ public struct StoredRecord: Hashable, Codable, Sendable {
     public var scopeKeys: [ScopeKey] { ScopeKey.keys(of: payload) }
 
     public var isDeleted: Bool { tombstoneSeq != nil }
-
-    /// The record as a pull change: `upsert` with payload and field metadata, or `delete` with its tombstone.
-    public func pullChange() -> Change {
-        if let tombstoneSeq {
-            return Change(
-                collection: collection, recordId: recordId, serverSeq: serverSeq, type: .delete,
-                tombstone: Change.Tombstone(deletedServerSeq: tombstoneSeq))
-        }
-        return Change(
-            collection: collection, recordId: recordId, serverSeq: serverSeq, type: .upsert, payload: payload,
-            fieldMeta: fieldMeta, schemaVersion: schemaVersion, conflict: conflictId.map { Change.ConflictRef(id: $0) })
-    }
-
-    /// A pull change telling a caller the record left its scope at `serverSeq`.
-    public func removal(at serverSeq: Int64) -> Change {
-        Change(collection: collection, recordId: recordId, serverSeq: serverSeq, type: .remove)
-    }
 }

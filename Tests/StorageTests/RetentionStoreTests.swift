@@ -1,0 +1,40 @@
+import Foundation
+import Postgres
+import Storage
+import Testing
+
+@Suite("Retention (worker job)")
+struct RetentionStoreTests {
+    @Test("Purges op results, tombstones, exits and events past their windows; keeps deferred ops and live records")
+    func purge() throws {
+        let database = try StorageDatabase.migrated()
+        try database.withConnection { connection in
+            try connection.executeScript("""
+                INSERT INTO op_log (device_id, op_id, client_seq, entity_key, author_id, collection, record_id, status, result,
+                                    fingerprint, body, received_at)
+                VALUES ('d', 'old-applied', 1, 'r', 'u', 'jobs', 'r', 'applied', '{}', 'f', '{}', now() - interval '40 days'),
+                       ('d', 'old-deferred', 2, 'r', 'u', 'jobs', 'r', 'deferred', '{}', 'f', '{}', now() - interval '40 days'),
+                       ('d', 'fresh', 3, 'r', 'u', 'jobs', 'r', 'applied', '{}', 'f', '{}', now() - interval '2 days');
+                INSERT INTO records (collection, record_id, payload, field_meta, server_seq, deleted_seq, schema_version, updated_at)
+                VALUES ('jobs', 'gone-long-ago', '{}', '{}', 1, 1, 3, now() - interval '90 days'),
+                       ('jobs', 'gone-recently', '{}', '{}', 2, 2, 3, now() - interval '5 days'),
+                       ('jobs', 'alive', '{}', '{}', 3, NULL, 3, now() - interval '400 days');
+                INSERT INTO scope_exits (scope_key, collection, record_id, seq, exited_at)
+                VALUES ('user:a', 'jobs', 'x', 1, now() - interval '90 days'), ('user:a', 'jobs', 'y', 2, now());
+                INSERT INTO events (type, data, audience, created_at)
+                VALUES ('record.changed', '{}', '{}', now() - interval '2 days'), ('record.changed', '{}', '{}', now());
+                """)
+        }
+        let report = try RetentionStore(database: database, batchSize: 1).purge(ServerSettings())
+        #expect(report.opResults == 1 && report.tombstones == 1 && report.scopeExits == 1 && report.events == 1)
+        let left = try database.withConnection { connection in
+            (
+                try connection.query("SELECT op_id FROM op_log ORDER BY op_id").map { try $0.decode(0, as: String.self) },
+                try connection.query("SELECT record_id FROM records ORDER BY record_id").map { try $0.decode(0, as: String.self) }
+            )
+        }
+        #expect(left.0 == ["fresh", "old-deferred"])
+        #expect(left.1 == ["alive", "gone-recently"])
+        #expect(try RetentionStore(database: database).purge(ServerSettings()).total == 0)
+    }
+}
