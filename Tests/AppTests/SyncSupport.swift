@@ -208,10 +208,10 @@ struct Replica: Equatable {
 /// Bounds how many sync test servers run at once.
 ///
 /// Swift Testing starts every test at the same time; each server holds up to its pool size plus
-/// one connection of the one test cluster, which accepts 100 for every suite of the process.
+/// one connection of the one test cluster, shared with every suite of the process.
 /// Waiters queue in arrival order.
 final class ServerSlots: Sendable {
-    static let shared = ServerSlots(limit: 4)
+    static let shared = ServerSlots(limit: 6)
 
     private struct State {
         var free: Int
