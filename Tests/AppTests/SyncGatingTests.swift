@@ -59,6 +59,16 @@ struct SyncGatingTests {
         #expect(try await current.push1(current.create("jobs", "job-2", ["title": "t"])).status == .applied)
     }
 
+    @Test("With hardMinimumAppVersion set, an app whose X-App-Version cannot be read gets 426 too")
+    func unreadableVersionBelowHardMinimum() async throws {
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
+        let unknown = try await server.device(appVersion: "beta")
+        try server.updateSettings { $0.hardMinimumAppVersion = "2.2.0" }
+        let push = try await unknown.send([unknown.create("jobs", "job-1", ["title": "t"])])
+        #expect(push.status == 426 && push.errorCode == "UPGRADE_REQUIRED")
+    }
+
     @Test("Maintenance answers 503 MAINTENANCE with Retry-After on push and pull; sync resumes when it ends")
     func maintenance() async throws {
         let server = try await TestServer.startSync()
