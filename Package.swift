@@ -65,6 +65,6 @@ let package = Package(
         tests("SyncAPITests", ["SyncAPI", "Cryptography"]),
         tests("StorageTests", ["Storage", "Postgres", "PostgresTesting", "Cryptography", "Support", "SyncProtocol", "SyncEngine"]),
         tests("SQLiteTests", ["SQLite"]),
-        tests("AppTests", ["App", "AppTesting", "HTTP", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
+        tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
     ]
 )
