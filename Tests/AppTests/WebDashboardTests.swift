@@ -25,20 +25,25 @@ struct WebDashboardTests {
             for (device, user, synced) in [("d-1", ana.id, today), ("d-2", ana.id, yesterday), ("d-3", bo.id, today)] {
                 try db.execute("INSERT INTO devices (device_id, user_id, last_sync_at) VALUES (\(device), \(user), \(synced))")
             }
-            for (op, device, user, status) in [("o-1", "d-1", ana.id, "deferred"), ("o-2", "d-1", ana.id, "applied"), ("o-3", "d-3", bo.id, "deferred")] {
-                try db.execute("""
+            for (op, device, user, status) in [
+                ("o-1", "d-1", ana.id, "deferred"), ("o-2", "d-1", ana.id, "applied"), ("o-3", "d-3", bo.id, "deferred"),
+            ] {
+                try db.execute(
+                    """
                     INSERT INTO op_log (device_id, op_id, client_seq, entity_key, author_id, collection, record_id, status, result, fingerprint, body)
                     VALUES (\(device), \(op), 1, 'jobs:j', \(user), 'jobs', 'j', \(status), '{}', 'f', '{}')
                     """)
             }
             for (id, user, team, state) in [("c-1", ana.id, "north", "open"), ("c-2", bo.id, "south", "open"), ("c-3", ana.id, "north", "resolved")] {
-                try db.execute("""
+                try db.execute(
+                    """
                     INSERT INTO conflicts (id, collection, record_id, author_id, device_id, state, scope_keys, entry)
                     VALUES (\(id), 'reports', 'r', \(user), 'd-1', \(state), ARRAY[\("team:" + team)], '{}')
                     """)
             }
             for (index, status) in ["SUBMITTED", "SUBMITTED", "CONFIRMED"].enumerated() {
-                try db.execute("""
+                try db.execute(
+                    """
                     INSERT INTO records (collection, record_id, payload, field_meta, server_seq, schema_version, team_scope)
                     VALUES ('orders', \("o-\(index)"), jsonb_build_object('status', \(status)::text), '{}', \(index + 1), 1, 'team:north')
                     """)

@@ -129,9 +129,11 @@ struct WebSessionTests {
         #expect(replayed.status == 403, "a token bound to another browser's nonce")
     }
 
-    @Test("After sign-in the browser returns to the page it asked for, never to another site", arguments: [
-        ("/admin/settings", "/admin/settings"), ("//evil.example/x", "/admin"), ("https://evil.example", "/admin"), ("/\\evil.example", "/admin"),
-    ])
+    @Test(
+        "After sign-in the browser returns to the page it asked for, never to another site",
+        arguments: [
+            ("/admin/settings", "/admin/settings"), ("//evil.example/x", "/admin"), ("https://evil.example", "/admin"), ("/\\evil.example", "/admin"),
+        ])
     func returnTo(next: String, expected: String) throws {
         let server = try WebTestServer()
         defer { server.stop() }

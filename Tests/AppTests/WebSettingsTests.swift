@@ -21,7 +21,8 @@ struct WebSettingsTests {
         let server = try WebTestServer()
         defer { server.stop() }
         let admin = try server.signedIn()
-        let response = try admin.submit("/admin/settings", from: "/admin/settings", Self.form(["minSupportedAppVersion": "2.3.0", "maxOpsPerPush": "40"]))
+        let response = try admin.submit(
+            "/admin/settings", from: "/admin/settings", Self.form(["minSupportedAppVersion": "2.3.0", "maxOpsPerPush": "40"]))
         #expect(response.status == 303 && response.location == "/admin/settings?notice=saved")
         let current = try server.app.services.settings.current()
         #expect(current.minSupportedAppVersion == "2.3.0" && current.maxOpsPerPush == 40)
@@ -30,7 +31,9 @@ struct WebSettingsTests {
         #expect(audit.allSatisfy { $0.username == "admin" })
         #expect(audit.first { $0.key == "maxOpsPerPush" }.map { [$0.old, $0.new] } == ["50", "40"])
         let events = try server.database.withConnection { connection in
-            try connection.query("SELECT data::text AS data FROM events WHERE type = 'settings.changed'").map { try $0.decode("data", as: String.self) }
+            try connection.query("SELECT data::text AS data FROM events WHERE type = 'settings.changed'").map {
+                try $0.decode("data", as: String.self)
+            }
         }
         #expect(events.count == 1)
         #expect(events.first?.contains(#""maxOpsPerPush""#) == true && events.first?.contains(#""minSupportedAppVersion""#) == true)
@@ -38,7 +41,8 @@ struct WebSettingsTests {
         #expect(page.contains("Settings saved."))
         #expect(page.contains("Minimum supported version") && page.contains(">2.0.0<") && page.contains(">2.3.0<"))
         #expect(page.contains(">50 ops<") && page.contains(">40 ops<"))
-        let again = try admin.submit("/admin/settings", from: "/admin/settings", Self.form(["minSupportedAppVersion": "2.3.0", "maxOpsPerPush": "40"]))
+        let again = try admin.submit(
+            "/admin/settings", from: "/admin/settings", Self.form(["minSupportedAppVersion": "2.3.0", "maxOpsPerPush": "40"]))
         #expect(again.location == "/admin/settings?notice=unchanged")
         #expect(try server.integer("SELECT count(*) FROM settings_audit") == 2)
     }
@@ -84,7 +88,8 @@ struct WebSettingsTests {
         #expect(unconfirmed.status == 422 && unconfirmed.body.contains("Tick this box to confirm that devices below 1.9.0 stop syncing."))
         #expect(try server.app.services.settings.current().hardMinimumAppVersion == nil)
         let confirmed = try admin.submit(
-            "/admin/settings", from: "/admin/settings", Self.form(["hardMinimumAppVersion": "1.9.0", "acknowledgeHardMinimum": "on", "maintenanceMode": "on"]))
+            "/admin/settings", from: "/admin/settings",
+            Self.form(["hardMinimumAppVersion": "1.9.0", "acknowledgeHardMinimum": "on", "maintenanceMode": "on"]))
         #expect(confirmed.status == 303)
         #expect(try server.app.services.settings.current().hardMinimumAppVersion == "1.9.0")
         let dashboard = try admin.get("/admin").body

@@ -152,7 +152,9 @@ final class Browser {
     func send(_ method: String, _ target: String, body: Data = Data(), contentType: String? = nil) throws -> WebResponse {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(body.count)\r\n"
         if let contentType { head += "Content-Type: \(contentType)\r\n" }
-        if !cookies.isEmpty { head += "Cookie: " + cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") + "\r\n" }
+        if !cookies.isEmpty {
+            head += "Cookie: " + cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") + "\r\n"
+        }
         for (name, value) in extraHeaders { head += "\(name): \(value)\r\n" }
         let response = try Self.parse(try LoopbackSocket(port: port).exchange(Data((head + "\r\n").utf8) + body))
         for cookie in response.setCookies {
@@ -176,7 +178,8 @@ final class Browser {
     }
 
     private static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? text
+        text.addingPercentEncoding(
+            withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? text
     }
 }
 

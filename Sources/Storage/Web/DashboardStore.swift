@@ -49,7 +49,8 @@ public final class DashboardStore: Sendable {
         // Records and conflicts carry scope keys (`team:<id>`), users the bare team id.
         let teamKey = teamId.map { ScopeKey.team($0).rawValue }
         let rows = try database.withConnection { connection in
-            try connection.query("""
+            try connection.query(
+                """
                 SELECT
                   (SELECT count(*) FROM users u
                      WHERE NOT u.suspended AND (\(teamId)::text IS NULL OR u.team_id = \(teamId))) AS active_users,

@@ -42,8 +42,9 @@ struct PageRoutes {
             if method != .GET, !sessions.verifies(form, in: session) {
                 return try renderer.error(403, session: session, message: Self.csrfMessage)
             }
-            return try Self.rendering(errorsOf: { try handler(WebContext(request: request, session: session, form: form)) },
-                                      session: session, renderer: renderer, logger: logger, path: path)
+            return try Self.rendering(
+                errorsOf: { try handler(WebContext(request: request, session: session, form: form)) },
+                session: session, renderer: renderer, logger: logger, path: path)
         }
     }
 
