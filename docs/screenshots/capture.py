@@ -57,9 +57,11 @@ def sign_in(driver, base, username, password):
 
 def shoot(driver, name, full_page=True):
     if full_page:
-        width = driver.get_window_size()["width"]
+        # Grow the window until the viewport holds the whole document.
+        size = driver.get_window_size()
+        chrome = size["height"] - driver.execute_script("return window.innerHeight")
         height = driver.execute_script("return document.documentElement.scrollHeight")
-        driver.set_window_size(width, max(height, 900))
+        driver.set_window_size(size["width"], max(height + chrome, 900))
     path = os.path.join(HERE, name + ".png")
     driver.save_screenshot(path)
     print("wrote", path)
@@ -76,14 +78,36 @@ def seed(driver, base):
         driver.find_element(By.NAME, "password").send_keys(DEMO_PASSWORD)
         driver.find_element(By.CSS_SELECTOR, "#new-user button[type=submit]").click()
         WebDriverWait(driver, 10).until(lambda d: "/admin/users/" in d.current_url)
+    driver.get(base + "/admin/devices")
+    listed = driver.page_source
     for index, (username, role, _) in enumerate(DEMO_USERS):
-        if role != "field":
+        if role != "field" or f"dev-{4410 + index}" in listed:
             continue
         body = json.dumps({"username": username, "password": DEMO_PASSWORD, "deviceId": f"dev-{4410 + index}",
                            "platform": "android" if index % 2 else "ios", "appVersion": f"2.{3 + index % 2}.0"})
         request = urllib.request.Request(base + "/v1/auth/token", data=body.encode(), method="POST",
                                          headers={"Content-Type": "application/json"})
         urllib.request.urlopen(request).read()
+    driver.get(base + "/admin/settings")
+    if "No changes yet" in driver.page_source:
+        for name, value in (("minSupportedAppVersion", "2.2.0"), ("maxOpsPerPush", "40")):
+            field = driver.find_element(By.NAME, name)
+            field.clear()
+            field.send_keys(value)
+        driver.find_element(By.CSS_SELECTOR, ".form-footer button[type=submit]").click()
+        WebDriverWait(driver, 10).until(lambda d: "notice=" in d.current_url)
+
+
+def supervisor_pages(driver, base):
+    """The dashboard of a team supervisor, and the page they get for an admin-only area."""
+    driver.set_window_size(1280, 900)
+    driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
+    WebDriverWait(driver, 10).until(lambda d: "/login" in d.current_url)
+    supervisor = next(name for name, role, _ in DEMO_USERS if role == "supervisor")
+    sign_in(driver, base, supervisor, DEMO_PASSWORD)
+    shoot(driver, "dashboard-supervisor", full_page=False)
+    driver.get(base + "/admin/settings")
+    shoot(driver, "forbidden", full_page=False)
 
 
 def main():
@@ -124,6 +148,8 @@ def main():
         driver.set_window_size(820, 1180)
         driver.get(args.base + "/admin")
         shoot(driver, "dashboard-tablet", full_page=False)
+        if args.seed or driver.find_elements(By.LINK_TEXT, "Users & devices"):
+            supervisor_pages(driver, args.base)
     finally:
         driver.quit()
 
