@@ -19,7 +19,6 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "fieldsync", targets: ["fieldsync"]),
-        .library(name: "SyncClient", targets: ["SyncClient"]),
     ],
     targets: [
         // MARK: - C libraries
@@ -47,11 +46,10 @@ let package = Package(
 
         // MARK: - Composition and executable
         module("App", ["HTTP", "Postgres", "Storage", "SyncAPI", "WebUI", "Worker", "SyncEngine", "Templating", "Cryptography", "Support"]),
-        .executableTarget(name: "fieldsync", dependencies: ["App", "Support", "SyncClient"], swiftSettings: swiftSettings),
+        .executableTarget(name: "fieldsync", dependencies: ["App", "Support"], swiftSettings: swiftSettings),
 
         // MARK: - Device SDK
         module("SQLite", ["CSQLite"]),
-        module("SyncClient", ["SQLite", "SyncProtocol"]),
 
         // MARK: - Test support
         module("PostgresTesting", ["Postgres", "Support"]),
@@ -68,6 +66,6 @@ let package = Package(
         tests("StorageTests", ["Storage", "Postgres", "PostgresTesting", "Cryptography", "Support", "SyncProtocol", "SyncEngine"]),
         tests("SQLiteTests", ["SQLite"]),
         tests("WebUITests", ["WebUI", "HTTP", "Storage", "SyncProtocol", "Templating"]),
-        tests("AppTests", ["App", "AppTesting", "SyncClient", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
+        tests("AppTests", ["App", "AppTesting", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
     ]
 )

@@ -124,3 +124,29 @@ struct WireFormatTests {
         #expect(!DeviceIdentifier.isValid(String(repeating: "x", count: 129)))
     }
 }
+
+@Suite("Hand-written wire JSON")
+struct HandWrittenWireJSONTests {
+    @Test("OpResult, FieldConflict and PushOp jsonValue equal their Codable JSON")
+    func matchesCodable() throws {
+        let conflict = FieldConflict(
+            field: "status", clientOld: "in_progress", clientNew: "complete", serverCurrent: nil, serverSeq: 7, winner: .server)
+        let results = [
+            OpResult(opId: "a", status: .applied, serverSeq: 3, recordId: "r"),
+            OpResult(
+                opId: "b", status: .conflict, code: .fieldConflict, message: "m", serverSeq: 4, recordId: "r", replayed: true,
+                conflicts: [conflict], appliedFields: ["notes"], conflictId: "c-1", tombstoneSeq: 2, details: ["blockedBy": "x"]),
+            OpResult(opId: "c", status: .deferred, code: .awaitingPredecessor, missing: .clientSeqs([1, 2])),
+            OpResult(opId: "d", status: .deferred, code: .dependencyPending, missing: .attachments(["att-1"])),
+        ]
+        for result in results {
+            #expect(result.jsonValue == (try JSONValue(encoding: result)))
+        }
+        let op = PushOp(
+            opId: "o", clientSeq: 9, collection: "jobs", recordId: "j", type: .update, entityKey: "e", baseServerSeq: 5,
+            occurredAt: "2026-11-03T08:12:00Z", fields: ["status": FieldChange(old: nil, new: "done")], dependsOn: ["att-1"], resolves: "c-1")
+        #expect(op.jsonValue == (try JSONValue(encoding: op)))
+        let minimal = PushOp(opId: "p", clientSeq: 1, collection: "jobs", recordId: "j", type: .delete, occurredAt: "2026-11-03T08:12:00Z")
+        #expect(minimal.jsonValue == (try JSONValue(encoding: minimal)))
+    }
+}

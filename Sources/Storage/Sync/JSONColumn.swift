@@ -22,6 +22,14 @@ enum JSONColumn {
         })
     }
 
+    static func encode(_ result: OpResult) -> String {
+        String(decoding: result.jsonValue.canonicalData(), as: UTF8.self)
+    }
+
+    static func encode(_ op: PushOp) -> String {
+        String(decoding: op.jsonValue.canonicalData(), as: UTF8.self)
+    }
+
     static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         try JSONDecoder().decode(type, from: Data(text.utf8))
     }

@@ -6,7 +6,7 @@ import SyncProtocol
 /// `op_log` rows.
 enum OpLogRow {
     static let columns = """
-        device_id, op_id, client_seq, entity_key, collection, record_id, author_id, fingerprint, result::text, pending::text, body::text
+        device_id, op_id, client_seq, entity_key, collection, record_id, author_id, fingerprint, result::text, pending::text
         """
 
     static func decode(_ row: PostgresRow) throws -> OpLogEntry {
@@ -15,8 +15,7 @@ enum OpLogRow {
             deviceId: try row.decode(0), opId: try row.decode(1), clientSeq: try row.decode(2), entityKey: try row.decode(3),
             collection: try row.decode(4), recordId: try row.decode(5), authorId: try row.decode(6), fingerprint: try row.decode(7),
             result: try JSONColumn.decode(OpResult.self, row.decode(8, as: String.self)),
-            pending: try pending.map { try JSONColumn.decode(PendingOp.self, $0) },
-            op: try JSONColumn.decode(PushOp.self, row.decode(10, as: String.self)))
+            pending: try pending.map { try JSONColumn.decode(PendingOp.self, $0) }, op: nil)
     }
 
     static func upsert(_ entries: [OpLogEntry], on connection: PostgresConnection) throws {
@@ -28,11 +27,13 @@ enum OpLogRow {
                 \(entries.map(\.deviceId))::text[], \(entries.map(\.opId))::text[], \(entries.map(\.clientSeq))::bigint[],
                 \(entries.map(\.entityKey))::text[], \(entries.map(\.collection))::text[], \(entries.map(\.recordId))::text[],
                 \(entries.map(\.authorId))::text[], \(entries.map(\.status.rawValue))::text[], \(entries.map { $0.code?.rawValue })::text[],
-                \(try entries.map { try JSONColumn.encode($0.result) })::jsonb[], \(entries.map(\.fingerprint))::text[],
-                \(try entries.map { try JSONColumn.encode($0.op) })::jsonb[], \(try entries.map { try $0.pending.map(JSONColumn.encode) })::jsonb[],
+                \(entries.map { JSONColumn.encode($0.result) })::jsonb[], \(entries.map(\.fingerprint))::text[],
+                \(entries.map { entry in (entry.op ?? entry.pending?.op).map(JSONColumn.encode) })::jsonb[],
+                \(try entries.map { try $0.pending.map(JSONColumn.encode) })::jsonb[],
                 \(entries.map(\.result.serverSeq))::bigint[])
             ON CONFLICT (device_id, op_id) DO UPDATE SET
                 status = excluded.status, code = excluded.code, result = excluded.result, pending = excluded.pending,
+                body = coalesce(excluded.body, op_log.body),
                 server_seq = excluded.server_seq, decided_at = now()
             """)
     }

@@ -46,10 +46,13 @@ public struct SyncController: Sendable {
         let newServerSeq = try devices.recordSync(
             deviceId: identity.deviceId, userId: identity.user.id, teamId: identity.user.teamId,
             appVersion: request.headers["x-app-version"], kind: "push")
-        return .json(
-            PushResponse(
-                results: outcome.results, newServerSeq: max(newServerSeq, outcome.highestServerSeq ?? 0),
-                minSupportedAppVersion: settings.minSupportedAppVersion, serverSchemaVersion: schema.version))
+        // Written through JSONValue: the same JSON as `PushResponse`, without JSONEncoder's cost.
+        let response: JSONValue = [
+            "results": .array(outcome.results.map(\.jsonValue)),
+            "newServerSeq": .int(max(newServerSeq, outcome.highestServerSeq ?? 0)),
+            "minSupportedAppVersion": .string(settings.minSupportedAppVersion), "serverSchemaVersion": .int(Int64(schema.version)),
+        ]
+        return Response(status: 200, headers: ["Content-Type": "application/json; charset=utf-8"], body: .bytes(response.canonicalData()))
     }
 
     @Sendable func pull(_ request: Request) throws -> Response {

@@ -22,12 +22,13 @@ public struct OpLogEntry: Hashable, Codable, Sendable {
     public var result: OpResult
     /// The op to re-attempt while the result is `deferred`.
     public var pending: PendingOp?
-    /// The op as the device sent it (kept for the sync centre's journal).
-    public var op: PushOp
+    /// The op as the device sent it, written for the sync centre's journal; stores need not
+    /// load it back (replays only need the result and fingerprint).
+    public var op: PushOp?
 
     public init(
         deviceId: String, opId: String, clientSeq: Int64, entityKey: String, collection: String, recordId: String,
-        authorId: String, fingerprint: String, result: OpResult, pending: PendingOp?, op: PushOp
+        authorId: String, fingerprint: String, result: OpResult, pending: PendingOp?, op: PushOp?
     ) {
         self.deviceId = deviceId
         self.opId = opId

@@ -1,0 +1,32 @@
+import CSQLite
+
+/// A failed SQLite call: the result code, SQLite's message and the statement involved.
+public struct SQLiteError: Error, CustomStringConvertible {
+    /// A primary or extended SQLite result code.
+    public struct ResultCode: RawRepresentable, Hashable, Sendable {
+        public let rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        public static let error = ResultCode(rawValue: SQLITE_ERROR)
+        public static let busy = ResultCode(rawValue: SQLITE_BUSY)
+        public static let constraint = ResultCode(rawValue: SQLITE_CONSTRAINT)
+        public static let misuse = ResultCode(rawValue: SQLITE_MISUSE)
+
+        /// The primary code (extended codes carry it in their low byte).
+        public var primary: ResultCode { ResultCode(rawValue: rawValue & 0xff) }
+    }
+
+    public let code: ResultCode
+    public let message: String
+    public let sql: String?
+
+    public var description: String {
+        "SQLite error \(code.rawValue): \(message)" + (sql.map { " in «\($0)»" } ?? "")
+    }
+
+    /// Funnels a result code into a thrown error, reading the connection's message.
+    static func check(_ code: Int32, _ handle: OpaquePointer?, sql: String? = nil, success: Int32 = SQLITE_OK) throws {
+        guard code != success else { return }
+        throw SQLiteError(code: ResultCode(rawValue: code), message: handle.map { String(cString: sqlite3_errmsg($0)) } ?? "unknown", sql: sql)
+    }
+}

@@ -1,1 +1,0 @@
-// SyncClient module.
