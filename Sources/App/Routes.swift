@@ -1,4 +1,5 @@
 import HTTP
+import Storage
 import SyncAPI
 
 /// Every route of the server, in one place.
@@ -21,6 +22,7 @@ enum Routes {
             authenticator: services.authenticator, principals: services.principals, conflicts: services.conflicts,
             changes: services.serverChanges
         ).register(on: router)
+        TeamRollupController(authenticator: services.authenticator, rollups: TeamRollupStore(database: services.database)).register(on: router)
         services.backOffice.register(on: router)
         return router
     }

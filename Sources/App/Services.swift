@@ -58,7 +58,8 @@ public final class Services: Sendable {
         self.syncStore = syncStore
         self.pushes = PushService(
             store: syncStore, processor: PushProcessor(schema: schema, digest: { SHA256.hash($0).hexString }), logger: logger)
-        self.serverChanges = ServerChangeService(store: syncStore, schema: schema)
+        let serverChanges = ServerChangeService(store: syncStore, schema: schema)
+        self.serverChanges = serverChanges
         self.pulls = PullStore(database: database)
         self.devices = DeviceSyncStore(database: database)
         self.conflicts = ConflictQueries(database: database)
@@ -71,7 +72,8 @@ public final class Services: Sendable {
             setup: web,
             dependencies: .init(
                 accounts: accounts, settings: settings, sessions: WebSessionStore(database: database), dashboard: DashboardStore(database: database),
-                login: login, passwords: passwords),
+                login: login, passwords: passwords, conflictQueue: ConflictQueueStore(database: database), syncCentre: SyncCentreStore(database: database),
+                teamRollup: TeamRollupStore(database: database), changes: serverChanges),
             logger: logger)
         self.listener = PostgresListener(
             configuration: configuration, channels: [AccountStore.changeChannel, SettingsStore.changeChannel], logger: logger
