@@ -11,6 +11,9 @@ struct WebAccessTests {
         ("/admin/users", [.admin]),
         ("/admin/devices", [.admin]),
         ("/admin/settings", [.admin]),
+        ("/admin/conflicts", [.admin, .dispatcher]),
+        ("/admin/sync", [.admin, .dispatcher, .supervisor]),
+        ("/admin/team", [.admin, .supervisor]),
     ]
 
     @Test("Each page answers the roles that may open it and shows the others the 403 page")

@@ -119,4 +119,34 @@ struct WebConflictQueueTests {
         let none = try browser.get("/admin/conflicts?team=nowhere")
         #expect(none.body.contains("No open conflicts match these filters"))
     }
+
+    @Test("Supervisors get the 403 page for the queue and its form; signed-out visitors go to sign-in; nothing changes")
+    func refusedRoles() throws {
+        let server = try WebTestServer()
+        defer { server.stop() }
+        let scenario = try ReviewScenario.open(server)
+        try server.createUser("sam", role: .supervisor, team: "north")
+        let path = "/admin/conflicts/\(scenario.conflictId)"
+        let sam = try server.signedIn(as: "sam")
+        #expect(try sam.get(path).status == 403)
+        #expect(try sam.submit(path + "/resolve", from: "/admin", [("choice", "device")]).status == 403)
+        let anonymous = Browser(port: server.app.port)
+        #expect(try anonymous.get(path).location == "/login?next=" + path)
+        #expect(try anonymous.post(path + "/resolve", [("choice", "device")]).location == "/login")
+        #expect(try server.record("reports", "rep-1").conflictId == scenario.conflictId)
+    }
+
+    @Test("Navigation lists the conflict queue, sync centre and team pages only for the roles that may open them")
+    func navigation() throws {
+        let server = try WebTestServer()
+        defer { server.stop() }
+        try server.createUser("dina", role: .dispatcher)
+        try server.createUser("sam", role: .supervisor, team: "north")
+        let links = [#"href="/admin/conflicts""#, #"href="/admin/sync""#, #"href="/admin/team""#]
+        let expected: [(String?, [Bool])] = [(nil, [true, true, true]), ("dina", [true, true, false]), ("sam", [false, true, true])]
+        for (user, shown) in expected {
+            let body = try server.signedIn(as: user).get("/admin").body
+            #expect(links.map { body.contains($0) } == shown, "\(user ?? "admin")")
+        }
+    }
 }
