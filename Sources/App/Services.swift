@@ -72,7 +72,8 @@ public final class Services: Sendable {
             setup: web,
             dependencies: .init(
                 accounts: accounts, settings: settings, sessions: WebSessionStore(database: database), dashboard: DashboardStore(database: database),
-                login: login, passwords: passwords, conflictQueue: ConflictQueueStore(database: database), syncCentre: SyncCentreStore(database: database),
+                login: login, passwords: passwords, conflictQueue: ConflictQueueStore(database: database),
+                syncCentre: SyncCentreStore(database: database),
                 teamRollup: TeamRollupStore(database: database), changes: serverChanges),
             logger: logger)
         self.listener = PostgresListener(

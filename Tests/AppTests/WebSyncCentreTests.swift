@@ -11,7 +11,8 @@ struct WebSyncCentreTests {
     }
 
     /// Adds an op straight to the log, for values devices cannot send (markup in ids, awkward CSV text).
-    static func insertOp(_ server: WebTestServer, device: String, opId: String, record: String, status: String, code: String?, message: String) throws {
+    static func insertOp(_ server: WebTestServer, device: String, opId: String, record: String, status: String, code: String?, message: String) throws
+    {
         try server.database.withConnection { db in
             try db.execute(
                 """
@@ -117,6 +118,11 @@ struct WebSyncCentreTests {
         #expect(try sue.get("/admin/sync/devices/ana-phone").status == 403)
         #expect(try sue.get("/admin/sync/devices/ana-phone?format=csv").status == 403)
         #expect(try sue.get("/admin/sync/records/reports/rep-1").status == 403)
+        try server.createUser("lone", role: .supervisor)
+        let lone = try server.signedIn(as: "lone")
+        #expect(try lone.get("/admin/sync").body.contains("You are not in a team yet"))
+        #expect(try lone.get("/admin/sync/records/reports/rep-1").status == 403)
+        #expect(try lone.get("/admin/sync/devices/ana-phone").status == 403)
     }
 
     @Test("Markup in a device id or a record value is shown as text on the queue, detail, journal and history pages")

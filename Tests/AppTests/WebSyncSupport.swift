@@ -15,7 +15,8 @@ final class WebDevice {
 
     init(_ server: WebTestServer, username: String, deviceId: String, appVersion: String = "2.3.0") throws {
         browser = Browser(port: server.app.port)
-        let login = TokenRequest(username: username, password: WebTestServer.password, deviceId: deviceId, platform: "android", appVersion: appVersion)
+        let login = TokenRequest(
+            username: username, password: WebTestServer.password, deviceId: deviceId, platform: "android", appVersion: appVersion)
         let response = try browser.send("POST", "/v1/auth/token", body: try JSONEncoder().encode(login), contentType: "application/json")
         try #require(response.status == 200, "login of \(username) answered \(response.status): \(response.body)")
         let granted = try JSONDecoder().decode(TokenResponse.self, from: Data(response.body.utf8))

@@ -116,13 +116,16 @@ public struct SyncCentreStore: Sendable {
             """)
     }
 
-    /// The record's current state; nil when the server never stored it.
-    public func record(collection: String, recordId: String) throws -> RecordSnapshot? {
+    /// The record's current state; nil when the server never stored it or, for a team,
+    /// when it is outside the team's scope (`team:<id>` or a member's `user:<id>`).
+    public func record(collection: String, recordId: String, teamId: String?) throws -> RecordSnapshot? {
         let rows = try database.withConnection { connection in
             try connection.query(
                 """
                 SELECT payload::text, server_seq, deleted_seq IS NOT NULL, conflict_id, user_scope, team_scope
                 FROM records WHERE collection = \(collection) AND record_id = \(recordId)
+                  AND (\(teamId)::text IS NULL OR team_scope = 'team:' || \(teamId)
+                    OR user_scope IN (SELECT 'user:' || id FROM users WHERE team_id = \(teamId)))
                 """)
         }
         guard let row = rows.first else { return nil }

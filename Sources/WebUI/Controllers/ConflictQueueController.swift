@@ -32,7 +32,8 @@ struct ConflictQueueController {
         let result = try queue.queue(collection: collection, teamId: team)
         let content: [String: TemplateValue] = [
             "conflicts": .array(result.conflicts.map(row)), "hasConflicts": .bool(!result.conflicts.isEmpty),
-            "heading": .string(Formatting.counted(result.conflicts.count, collection != nil || team != nil ? "matching conflict" : "open conflict")), "totalOpen": .string(Formatting.count(result.totalOpen)),
+            "heading": .string(Formatting.counted(result.conflicts.count, collection != nil || team != nil ? "matching conflict" : "open conflict")),
+            "totalOpen": .string(Formatting.count(result.totalOpen)),
             "filtered": .bool(collection != nil || team != nil),
             "collections": .array(
                 result.collectionCounts.map { facet in

@@ -74,11 +74,14 @@ struct SyncCentreController {
         let scope = TeamScope(context.session)
         let collection = try context.request.parameter("collection")
         let recordId = try context.request.parameter("recordId")
-        let record = try store.record(collection: collection, recordId: recordId)
-        let entries = scope.blocked ? [] : try store.history(collection: collection, recordId: recordId, teamId: scope.teamId)
-        if record == nil && entries.isEmpty { throw HTTPError.notFound() }
         // A supervisor only sees records of their team: in its scope, or changed by a member.
-        if scope.teamId != nil && entries.isEmpty { throw HTTPError(status: 403, code: "FORBIDDEN", message: "not this team's record") }
+        if scope.blocked { throw HTTPError(status: 403, code: "FORBIDDEN", message: "no team") }
+        let record = try store.record(collection: collection, recordId: recordId, teamId: scope.teamId)
+        let entries = try store.history(collection: collection, recordId: recordId, teamId: scope.teamId)
+        if record == nil && entries.isEmpty {
+            let elsewhere = scope.teamId == nil ? nil : try store.record(collection: collection, recordId: recordId, teamId: nil)
+            throw elsewhere != nil ? HTTPError(status: 403, code: "FORBIDDEN", message: "not this team's record") : HTTPError.notFound()
+        }
         var content: [String: TemplateValue] = [
             "collection": .string(collection), "recordId": .string(recordId), "hasEntries": .bool(!entries.isEmpty), "showDevice": true,
             "entries": .array(entries.map { JournalRow($0, timeZone: configuration.timeZone).templateValue }),
@@ -87,7 +90,8 @@ struct SyncCentreController {
             content["record"] = [
                 "serverSeq": .string(String(record.serverSeq)), "deleted": .bool(record.deleted),
                 "conflictPath": record.conflictId.map { .string(ConflictQueueController.path(of: $0)) } ?? .null,
-                "fields": .array(record.payload.sorted { $0.key < $1.key }.map { ["name": .string($0.key), "value": .string(ValueText.text($0.value))] }),
+                "fields": .array(
+                    record.payload.sorted { $0.key < $1.key }.map { ["name": .string($0.key), "value": .string(ValueText.text($0.value))] }),
                 "scope": .string(record.scopeKeys.joined(separator: ", ")),
             ]
         }

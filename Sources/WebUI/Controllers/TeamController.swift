@@ -35,7 +35,8 @@ struct TeamController {
         [
             "username": .string(member.username), "role": .string(Formatting.roleName(member.role)), "roleKey": .string(member.role.rawValue),
             "suspended": .bool(member.suspended), "records": .int(member.activeRecords), "inReview": .int(member.recordsInReview),
-            "deleted": member.deletedRecords > 0 ? .int(member.deletedRecords) : .null, "applied": .int(member.opsApplied), "deferred": .int(member.opsDeferred),
+            "deleted": member.deletedRecords > 0 ? .int(member.deletedRecords) : .null, "applied": .int(member.opsApplied),
+            "deferred": .int(member.opsDeferred),
             "rejected": .int(member.opsRejected), "conflict": .int(member.opsConflict), "openConflicts": .int(member.openConflicts),
             "devices": .string(Formatting.counted(member.devices, "device")),
             "lastSync": member.lastSyncAt.map { .string(Formatting.dateTime($0, in: configuration.timeZone)) } ?? .null,

@@ -7,7 +7,8 @@ enum ValueText {
         switch value {
         case nil, .null?: "—"
         case .object(let members)?: members.sorted { $0.key < $1.key }.map { "\($0.key): \(inline($0.value))" }.joined(separator: "\n")
-        case .array(let items)? where !items.isEmpty && items.allSatisfy({ $0.stringValue != nil }): items.compactMap(\.stringValue).joined(separator: ", ")
+        case .array(let items)? where !items.isEmpty && items.allSatisfy({ $0.stringValue != nil }):
+            items.compactMap(\.stringValue).joined(separator: ", ")
         case let other?: inline(other)
         }
     }

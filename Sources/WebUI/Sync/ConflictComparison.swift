@@ -68,7 +68,11 @@ struct ConflictComparison {
         let changed = rows.filter(\.changed)
         let unanswered = changed.filter { !["server", "device"].contains(form[Self.inputPrefix + $0.field]) }.map(\.field)
         guard unanswered.isEmpty else {
-            return .failure(Problem(text: "Choose which version to keep for every highlighted field (missing: \(unanswered.joined(separator: ", "))). Nothing was changed."))
+            return .failure(
+                Problem(
+                    text:
+                        "Choose which version to keep for every highlighted field (missing: \(unanswered.joined(separator: ", "))). Nothing was changed."
+                ))
         }
         let taken = changed.filter { form[Self.inputPrefix + $0.field] == "device" }
         // Keeping the server's value for every field is the "server" choice, recorded as such.

@@ -42,12 +42,16 @@ enum JournalExport {
 
     /// `journal-<device>.csv`, keeping only characters safe in a header and a file name.
     static func fileName(_ deviceId: String, _ ext: String) -> String {
-        let safe = String(deviceId.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) && $0.isASCII || "-_.".unicodeScalars.contains($0) ? Character($0) : "_" })
+        let safe = String(
+            deviceId.unicodeScalars.map {
+                CharacterSet.alphanumerics.contains($0) && $0.isASCII || "-_.".unicodeScalars.contains($0) ? Character($0) : "_"
+            })
         return "journal-\(safe).\(ext)"
     }
 
     private static func download(_ data: Data, type: String, name: String) -> Response {
-        var response = Response(status: 200, headers: ["Content-Type": type, "Content-Disposition": "attachment; filename=\"\(name)\""], body: .bytes(data))
+        var response = Response(
+            status: 200, headers: ["Content-Type": type, "Content-Disposition": "attachment; filename=\"\(name)\""], body: .bytes(data))
         PageRenderer.applySecurityHeaders(to: &response)
         return response
     }
