@@ -65,6 +65,7 @@ let package = Package(
         tests("SyncAPITests", ["SyncAPI", "Cryptography"]),
         tests("StorageTests", ["Storage", "Postgres", "PostgresTesting", "Cryptography", "Support", "SyncProtocol", "SyncEngine"]),
         tests("SQLiteTests", ["SQLite"]),
+        tests("WebUITests", ["WebUI", "HTTP", "Storage", "SyncProtocol", "Templating"]),
         tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
     ]
 )

@@ -2,6 +2,7 @@ import Cryptography
 import Foundation
 import Postgres
 import Support
+import WebUI
 
 /// Everything `fieldsync` needs to start, from flags over `FIELDSYNC_*` variables over defaults.
 /// Checked eagerly: a bad value stops the start with a message naming the setting.
@@ -39,6 +40,8 @@ public struct AppConfiguration: Sendable {
     public var workerInterval = 600
     /// Folder holding `Migrations/`, `Templates/` and `Public/` (`FIELDSYNC_RESOURCES`; found by default).
     public var resourcesDirectory: URL
+    /// Back-office session lifetimes, time zone and clock.
+    public var web = WebConfiguration()
 
     public init(resourcesDirectory: URL) {
         self.resourcesDirectory = resourcesDirectory

@@ -6,6 +6,7 @@ import SyncProtocol
 import Support
 import SyncAPI
 import SyncEngine
+import WebUI
 import Worker
 
 /// The long-lived services of one FieldSync process, built once from the configuration
@@ -33,13 +34,14 @@ public final class Services: Sendable {
     public let attachments: AttachmentService
     /// Background jobs (retention); started by `Application` unless turned off.
     public let worker: Worker
+    public let backOffice: BackOffice
     /// Wakes this process when another one changes accounts or settings.
     private let listener: PostgresListener
     let logger: Logger
 
     init(
         database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, cursorKey: Data,
-        workerInterval: Int, files: AttachmentFiles, logger: Logger
+        workerInterval: Int, files: AttachmentFiles, web: BackOffice.Setup, logger: Logger
     ) {
         let accounts = AccountStore(database: database)
         let settings = SettingsStore(database: database)
@@ -49,7 +51,8 @@ public final class Services: Sendable {
         self.settings = settings
         self.secrets = SecretStore(database: database)
         self.passwords = passwords
-        self.login = LoginService(accounts: accounts, hasher: passwords)
+        let login = LoginService(accounts: accounts, hasher: passwords)
+        self.login = login
         self.authenticator = authenticator
         self.schema = schema
         self.principals = PrincipalResolver(accounts: accounts)
@@ -62,7 +65,8 @@ public final class Services: Sendable {
         self.attachments = AttachmentService(
             store: attachmentStore, blobs: files.blobs, chunks: files.chunks, settings: settings, collections: Set(schema.collections.keys),
             listener: DeferredOpRelease(pushes: pushes, logger: logger), logger: logger)
-        self.serverChanges = ServerChangeService(store: syncStore, schema: schema)
+        let serverChanges = ServerChangeService(store: syncStore, schema: schema)
+        self.serverChanges = serverChanges
         self.pulls = PullStore(database: database)
         self.devices = DeviceSyncStore(database: database)
         self.conflicts = ConflictQueries(database: database)
@@ -71,6 +75,14 @@ public final class Services: Sendable {
         self.worker = Worker(
             jobs: [RetentionJob(store: RetentionStore(database: database), settings: settings)], database: database,
             interval: .seconds(workerInterval), logger: logger)
+        self.backOffice = BackOffice(
+            setup: web,
+            dependencies: .init(
+                accounts: accounts, settings: settings, sessions: WebSessionStore(database: database), dashboard: DashboardStore(database: database),
+                login: login, passwords: passwords, conflictQueue: ConflictQueueStore(database: database),
+                syncCentre: SyncCentreStore(database: database),
+                teamRollup: TeamRollupStore(database: database), changes: serverChanges),
+            logger: logger)
         self.listener = PostgresListener(
             configuration: configuration, channels: [AccountStore.changeChannel, SettingsStore.changeChannel], logger: logger
         ) { channel, _ in
@@ -98,9 +110,10 @@ public final class Services: Sendable {
         do {
             let cursorKey = try app.cursorSecret.map { Data($0.utf8) } ?? SecretStore(database: client).secret(named: "pull-cursor")
             let files = try AttachmentFiles(dataDirectory: app.dataDirectory, blobDirectory: app.blobDirectory)
+            let web = try BackOffice.Setup(resources: app.resourcesDirectory, secrets: SecretStore(database: client), configuration: app.web)
             return Services(
                 database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations),
-                cursorKey: cursorKey, workerInterval: app.workerInterval, files: files, logger: logger)
+                cursorKey: cursorKey, workerInterval: app.workerInterval, files: files, web: web, logger: logger)
         } catch {
             client.shutdown()
             throw error

@@ -1,12 +1,13 @@
 import Foundation
 import Postgres
+import SyncProtocol
 import Synchronization
 
 /// Reads and writes `ServerSettings`, keeping a copy in memory because every sync
 /// call consults it. The copy is refreshed after each local change and whenever
 /// `invalidate()` is called (another instance's change, announced over NOTIFY).
 public final class SettingsStore: Sendable {
-    private let database: PostgresClient
+    let database: PostgresClient
     private let cached = Mutex<ServerSettings?>(nil)
 
     public init(database: PostgresClient) {
@@ -26,37 +27,88 @@ public final class SettingsStore: Sendable {
         cached.withLock { $0 = nil }
     }
 
-    /// Stores the keys whose values differ from `current()`; returns the changed keys
-    /// with their old and new JSON values, for the audit trail.
+    /// Stores the keys whose values differ from the stored ones, in one transaction with
+    /// their audit rows and a `settings.changed` event; returns the changed keys with
+    /// their old and new JSON values.
+    ///
+    /// - Parameters:
+    ///   - settings: The complete new settings.
+    ///   - userId: Who made the change (nil for the command line), recorded in the audit.
     @discardableResult
     public func update(_ settings: ServerSettings, by userId: String?) throws -> [SettingChange] {
-        let old = try Self.keyedJSON(try current())
-        let new = try Self.keyedJSON(settings)
-        // A key missing on one side is an optional that is unset there: JSON `null`.
-        let changes = Set(old.keys).union(new.keys).sorted().compactMap { key -> SettingChange? in
-            old[key] == new[key] ? nil : SettingChange(key: key, old: old[key] ?? "null", new: new[key] ?? "null")
-        }
-        guard !changes.isEmpty else { return [] }
-        try database.withTransaction { connection in
-            try connection.query("SELECT pg_notify(\(Self.changeChannel), '')")
-            for change in changes {
-                try connection.execute("""
-                    INSERT INTO settings (key, value, updated_by) VALUES (\(change.key), \(PostgresJSON(data: Data(change.new.utf8))), \(userId))
-                    ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now(), updated_by = excluded.updated_by
-                    """)
-            }
+        let changes = try database.withTransaction { connection in
+            try update(settings, by: userId, on: connection)
         }
         invalidate()
         return changes
     }
 
+    /// `update(_:by:)` inside the caller's transaction, so the change commits (or not)
+    /// together with the caller's own writes.
+    ///
+    /// Concurrent updates are serialised by a transaction-scoped advisory lock, and the
+    /// old values are read after taking it, so the audit never records a stale "before".
+    /// Call `invalidate()` once the transaction has committed; other instances hear the
+    /// NOTIFY sent at commit.
+    ///
+    /// - Parameters:
+    ///   - settings: The complete new settings.
+    ///   - userId: Who made the change, recorded in the audit.
+    ///   - connection: A connection, usually inside the caller's transaction (outside
+    ///     one, the update runs in a transaction of its own).
+    @discardableResult
+    public func update(_ settings: ServerSettings, by userId: String?, on connection: PostgresConnection) throws -> [SettingChange] {
+        try connection.transaction { connection in
+            try connection.query("SELECT pg_advisory_xact_lock(\(Self.updateLockKey))")
+            let changes = try Self.changes(from: try Self.load(on: connection), to: settings)
+            guard !changes.isEmpty else { return [] }
+            try connection.query("SELECT pg_notify(\(Self.changeChannel), '')")
+            for change in changes {
+                try store(change, by: userId, on: connection)
+            }
+            let keys = JSONValue.array(changes.map { .string($0.key) })
+            try EventOutbox.append(
+                [PendingEvent(type: "settings.changed", data: .object(["keys": keys]), audience: [])], on: connection)
+            return changes
+        }
+    }
+
+    private func store(_ change: SettingChange, by userId: String?, on connection: PostgresConnection) throws {
+        let old = PostgresJSON(data: Data(change.old.utf8))
+        let new = PostgresJSON(data: Data(change.new.utf8))
+        try connection.execute(
+            """
+            INSERT INTO settings (key, value, updated_by) VALUES (\(change.key), \(new), \(userId))
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now(), updated_by = excluded.updated_by
+            """)
+        try connection.execute(
+            """
+            INSERT INTO settings_audit (changed_by, key, old_value, new_value) VALUES (\(userId), \(change.key), \(old), \(new))
+            """)
+    }
+
+    /// The keys whose canonical JSON differs between `old` and `new`, sorted by key.
+    static func changes(from old: ServerSettings, to new: ServerSettings) throws -> [SettingChange] {
+        let old = try keyedJSON(old)
+        let new = try keyedJSON(new)
+        // A key missing on one side is an optional that is unset there: JSON `null`.
+        return Set(old.keys).union(new.keys).sorted().compactMap { key -> SettingChange? in
+            old[key] == new[key] ? nil : SettingChange(key: key, old: old[key] ?? "null", new: new[key] ?? "null")
+        }
+    }
+
+    /// Serialises settings updates across instances ("FSSETTNG" in ASCII).
+    private static let updateLockKey: Int64 = 0x4653_5345_5454_4E47
+
     /// The channel on which a settings change is announced at commit.
     public static let changeChannel = "fieldsync_settings"
 
     private func load() throws -> ServerSettings {
-        let rows = try database.withConnection { connection in
-            try connection.query("SELECT key, value::text AS value FROM settings")
-        }
+        try database.withConnection { try Self.load(on: $0) }
+    }
+
+    private static func load(on connection: PostgresConnection) throws -> ServerSettings {
+        let rows = try connection.query("SELECT key, value::text AS value FROM settings")
         var object: [String: Any] = [:]
         for row in rows {
             let text = try row.decode("value", as: String.self)

@@ -1,0 +1,104 @@
+public import Cryptography
+public import Foundation
+public import HTTP
+public import Storage
+public import Support
+public import SyncEngine
+import Templating
+
+/// The web back-office: sign-in, sessions, the role-checked pages and their static files.
+///
+/// ```swift
+/// let setup = try BackOffice.Setup(resources: resourcesDirectory, secrets: secrets, configuration: WebConfiguration())
+/// let backOffice = BackOffice(setup: setup, dependencies: dependencies, logger: logger)
+/// backOffice.register(on: router)
+/// ```
+public final class BackOffice: Sendable {
+    /// What the back-office loads once at start: templates, static files and its CSRF key.
+    public struct Setup: Sendable {
+        let templates: TemplateLibrary
+        let files: StaticFiles
+        let csrfKey: Data
+        let configuration: WebConfiguration
+
+        /// Loads `Templates/` and `Public/` from `resources` and the CSRF key from `secrets`.
+        /// - Throws: `TemplateError` for a template that does not parse, or a read or database error.
+        public init(resources: URL, secrets: SecretStore, configuration: WebConfiguration) throws {
+            templates = try TemplateLibrary(directory: resources.appendingPathComponent("Templates"))
+            files = try StaticFiles(directory: resources.appendingPathComponent("Public"))
+            csrfKey = try secrets.secret(named: "csrf")
+            self.configuration = configuration
+        }
+    }
+
+    /// The stores and services the pages read and change.
+    public struct Dependencies: Sendable {
+        public var accounts: AccountStore
+        public var settings: SettingsStore
+        public var sessions: WebSessionStore
+        public var dashboard: DashboardStore
+        public var login: LoginService
+        public var passwords: PasswordHasher
+        public var conflictQueue: ConflictQueueStore
+        public var syncCentre: SyncCentreStore
+        public var teamRollup: TeamRollupStore
+        /// Applies conflict resolutions made in the queue.
+        public var changes: ServerChangeService
+
+        public init(
+            accounts: AccountStore, settings: SettingsStore, sessions: WebSessionStore, dashboard: DashboardStore, login: LoginService,
+            passwords: PasswordHasher, conflictQueue: ConflictQueueStore, syncCentre: SyncCentreStore, teamRollup: TeamRollupStore,
+            changes: ServerChangeService
+        ) {
+            self.accounts = accounts
+            self.settings = settings
+            self.sessions = sessions
+            self.dashboard = dashboard
+            self.login = login
+            self.passwords = passwords
+            self.conflictQueue = conflictQueue
+            self.syncCentre = syncCentre
+            self.teamRollup = teamRollup
+            self.changes = changes
+        }
+    }
+
+    /// The areas that have pages so far, in navigation order.
+    static let availableAreas: [Area] = [.dashboard, .conflicts, .syncCentre, .teamRollup, .users, .settings]
+
+    private let setup: Setup
+    private let dependencies: Dependencies
+    private let sessions: SessionManager
+    private let renderer: PageRenderer
+    private let logger: Logger
+
+    public init(setup: Setup, dependencies: Dependencies, logger: Logger) {
+        self.setup = setup
+        self.dependencies = dependencies
+        self.sessions = SessionManager(
+            store: dependencies.sessions, accounts: dependencies.accounts, csrf: CSRFProtection(key: setup.csrfKey),
+            configuration: setup.configuration)
+        self.renderer = PageRenderer(templates: setup.templates, files: setup.files, available: Self.availableAreas)
+        self.logger = logger
+    }
+
+    /// Adds every back-office route and static file to `router`, and the middleware that
+    /// answers unknown non-API paths with the HTML 404 page.
+    public func register(on router: Router) {
+        router.use(ErrorPages(sessions: sessions, renderer: renderer))
+        setup.files.register(on: router)
+        let routes = PageRoutes(router: router, sessions: sessions, renderer: renderer, logger: logger)
+        let web = setup.configuration
+        let deps = dependencies
+        LoginController(login: deps.login, sessions: sessions, csrf: CSRFProtection(key: setup.csrfKey), renderer: renderer).register(on: routes)
+        DashboardController(dashboard: deps.dashboard, settings: deps.settings, renderer: renderer, configuration: web).register(on: routes)
+        UsersController(accounts: deps.accounts, passwords: deps.passwords, renderer: renderer, configuration: web).register(on: routes)
+        UserController(accounts: deps.accounts, passwords: deps.passwords, sessions: sessions, renderer: renderer, configuration: web)
+            .register(on: routes)
+        DevicesController(accounts: deps.accounts, renderer: renderer, configuration: web).register(on: routes)
+        SettingsController(settings: deps.settings, renderer: renderer, configuration: web).register(on: routes)
+        ConflictQueueController(queue: deps.conflictQueue, changes: deps.changes, renderer: renderer, configuration: web).register(on: routes)
+        SyncCentreController(store: deps.syncCentre, settings: deps.settings, renderer: renderer, configuration: web).register(on: routes)
+        TeamController(rollups: deps.teamRollup, renderer: renderer, configuration: web).register(on: routes)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import HTTP
+import Storage
+import Templating
+
+/// `GET /admin/devices` (device sign-in tokens) and revoking one after confirming.
+///
+/// A revoked token gets 401 on the device's next call; the device signs in again,
+/// and its queued work is kept.
+struct DevicesController {
+    let accounts: AccountStore
+    let renderer: PageRenderer
+    let configuration: WebConfiguration
+
+    static let path = "/admin/devices"
+
+    func register(on routes: PageRoutes) {
+        routes.add(.GET, Self.path, area: .users, handler: list)
+        routes.add(.GET, "\(Self.path)/{tokenId}/revoke", area: .users, handler: confirmRevocation)
+        routes.add(.POST, "\(Self.path)/{tokenId}/revoke", area: .users, handler: revoke)
+    }
+
+    @Sendable func list(_ context: WebContext) throws -> Response {
+        let now = configuration.now()
+        let showAll = context.request.query["show"] == "all"
+        let tokens = try accounts.listTokens()
+        let live = tokens.filter { Self.isLive($0, now: now) }
+        let shown = showAll ? tokens : live
+        let content: [String: TemplateValue] = [
+            "devices": .array(shown.map { Self.row($0, now: now, timeZone: configuration.timeZone, returnPath: Self.path) }),
+            "hasDevices": .bool(!shown.isEmpty), "showUser": true, "devicesTab": true, "showAll": .bool(showAll), "liveCount": .int(live.count),
+            "allCount": .int(tokens.count),
+        ]
+        var page = Page("pages/devices", title: "Devices", area: .users, session: context.session, content: content)
+        if context.request.query["notice"] == "revoked" {
+            page.notice = Notice(kind: .success, text: "The device was signed out. It must sign in again to sync.")
+        }
+        return try renderer.render(page)
+    }
+
+    @Sendable func confirmRevocation(_ context: WebContext) throws -> Response {
+        let token = try target(context)
+        let back = SafeRedirect.localPath(context.request.query["return"]) ?? Self.path
+        let confirmation = Confirmation(
+            title: "Sign out device \(token.deviceId)?",
+            question: "The device of \(token.username) will have to sign in again before it can sync.",
+            consequences: [
+                "Its next sync is refused until someone signs in on it.",
+                "Work queued on the device is kept and uploaded after the new sign-in.",
+            ],
+            action: "\(Self.path)/\(token.tokenId)/revoke", confirmLabel: "Sign out device", cancelPath: back, hidden: ["return": back])
+        return try renderer.render(confirmation.page(area: .users, session: context.session))
+    }
+
+    @Sendable func revoke(_ context: WebContext) throws -> Response {
+        let token = try target(context)
+        try accounts.revoke(tokenId: token.tokenId)
+        let back = SafeRedirect.localPath(context.form["return"]) ?? Self.path
+        return .redirect(to: back + (back.contains("?") ? "&" : "?") + "notice=revoked")
+    }
+
+    // MARK: - Helpers
+
+    /// The token the path names.
+    /// - Throws: 404 when there is none.
+    private func target(_ context: WebContext) throws -> DeviceTokenInfo {
+        let id = try context.request.parameter("tokenId")
+        guard let token = try accounts.listTokens().first(where: { $0.tokenId == id }) else { throw HTTPError.notFound() }
+        return token
+    }
+
+    static func isLive(_ token: DeviceTokenInfo, now: Date) -> Bool {
+        token.revokedAt == nil && token.expiresAt > now
+    }
+
+    /// A token as a table row, with its status and, while live, the way to revoke it.
+    static func row(_ token: DeviceTokenInfo, now: Date, timeZone: TimeZone, returnPath: String) -> TemplateValue {
+        let status: (label: String, key: String) =
+            token.revokedAt != nil ? ("Signed out", "revoked") : token.expiresAt <= now ? ("Expired", "expired") : ("Active", "active")
+        let revokePath = "\(path)/\(token.tokenId)/revoke?" + SafeRedirect.encodeQuery([("return", returnPath)])
+        return [
+            "deviceId": .string(token.deviceId), "username": .string(token.username),
+            "userPath": .string("\(UsersController.path)/\(token.userId)"),
+            "platform": token.platform.map(TemplateValue.string) ?? .null, "appVersion": token.appVersion.map(TemplateValue.string) ?? .null,
+            "signedIn": .string(Formatting.dateTime(token.createdAt, in: timeZone)),
+            "expires": .string(Formatting.date(token.expiresAt, in: timeZone)),
+            "status": .string(status.label), "statusKey": .string(status.key),
+            "revokePath": isLive(token, now: now) ? .string(revokePath) : .null,
+        ]
+    }
+}
