@@ -69,23 +69,16 @@ struct BenchUploadCommand: Command {
     private func upload(devices: [UploadingDevice], client: ChunkClient) throws -> UploadRates {
         let failures = Mutex<[String]>([])
         let chunkPhase = Mutex(0.0), finalizePhase = Mutex(0.0)
-        let finished = DispatchGroup()
         let total = measureMilliseconds {
-            // A thread per device, all at once (concurrentPerform would run only one per core).
-            for device in devices {
-                finished.enter()
-                Thread {
-                    do {
-                        let (chunks, finalize) = try device.upload(client: client)
-                        chunkPhase.withLock { $0 = max($0, chunks) }
-                        finalizePhase.withLock { $0 = max($0, finalize) }
-                    } catch {
-                        failures.withLock { $0.append("\(error)") }
-                    }
-                    finished.leave()
-                }.start()
+            onThreads(devices.count) { index in
+                do {
+                    let (chunks, finalize) = try devices[index].upload(client: client)
+                    chunkPhase.withLock { $0 = max($0, chunks) }
+                    finalizePhase.withLock { $0 = max($0, finalize) }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
             }
-            finished.wait()
         }
         if let failure = failures.withLock({ $0.first }) { throw CommandError("upload failed: \(failure)") }
         let megabytes = Double(devices.reduce(0) { $0 + $1.totalBytes }) / 1_048_576
