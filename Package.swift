@@ -66,6 +66,6 @@ let package = Package(
         tests("StorageTests", ["Storage", "Postgres", "PostgresTesting", "Cryptography", "Support", "SyncProtocol", "SyncEngine"]),
         tests("SQLiteTests", ["SQLite"]),
         tests("WebUITests", ["WebUI", "HTTP", "Storage", "SyncProtocol", "Templating"]),
-        tests("AppTests", ["App", "AppTesting", "HTTP", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
+        tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
     ]
 )

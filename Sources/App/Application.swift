@@ -32,16 +32,27 @@ public final class Application: Sendable {
     /// users, and starts serving.
     public static func start(_ configuration: AppConfiguration, logger: Logger) throws -> Application {
         let database = try DatabaseHost.open(configuration, logger: logger)
+        let services: Services
         do {
-            let services = try Services.open(configuration, database: database.configuration, logger: logger)
+            services = try Services.open(configuration, database: database.configuration, logger: logger)
+        } catch {
+            try? database.close()
+            throw error
+        }
+        do {
             try services.bootstrapFirstAdmin(password: configuration.adminPassword)
-            let server = HTTPServer(
-                configuration: httpConfiguration(configuration), router: Routes.build(services), logger: logger)
+            let http = httpConfiguration(configuration)
+            // Routes that stream bodies to disk create their files here; with DATABASE_URL
+            // nothing else creates the data folder.
+            try FileManager.default.createDirectory(at: http.temporaryDirectory, withIntermediateDirectories: true)
+            let server = HTTPServer(configuration: http, router: Routes.build(services), logger: logger)
             try server.start()
             if configuration.runsWorker { services.worker.start() }
             logger.notice("FieldSync listening on http://\(configuration.host):\(server.port)")
             return Application(configuration: configuration, services: services, database: database, server: server, logger: logger)
         } catch {
+            // The pool and the listener thread would otherwise outlive the failed start.
+            services.close()
             try? database.close()
             throw error
         }

@@ -1,4 +1,5 @@
 import HTTP
+import Storage
 import SyncAPI
 
 /// Every route of the server, in one place.
@@ -24,6 +25,7 @@ enum Routes {
         AttachmentsController(
             authenticator: services.authenticator, principals: services.principals, gate: services.gate, uploads: services.attachments
         ).register(on: router)
+        TeamRollupController(authenticator: services.authenticator, rollups: TeamRollupStore(database: services.database)).register(on: router)
         OrdersController(authenticator: services.authenticator, principals: services.principals, orders: services.orders).register(on: router)
         LiveEventsController(authenticator: services.authenticator, principals: services.principals, hub: services.events).register(on: router)
         services.backOffice.register(on: router)

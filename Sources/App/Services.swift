@@ -83,7 +83,9 @@ public final class Services: Sendable {
             setup: web,
             dependencies: .init(
                 accounts: accounts, settings: settings, sessions: WebSessionStore(database: database), dashboard: DashboardStore(database: database),
-                login: login, passwords: passwords),
+                login: login, passwords: passwords, conflictQueue: ConflictQueueStore(database: database),
+                syncCentre: SyncCentreStore(database: database),
+                teamRollup: TeamRollupStore(database: database), changes: serverChanges),
             logger: logger)
         self.listener = PostgresListener(
             configuration: configuration, channels: [AccountStore.changeChannel, SettingsStore.changeChannel], logger: logger
@@ -115,8 +117,6 @@ public final class Services: Sendable {
         do {
             let cursorKey = try app.cursorSecret.map { Data($0.utf8) } ?? SecretStore(database: client).secret(named: "pull-cursor")
             let files = try AttachmentFiles(dataDirectory: app.dataDirectory, blobDirectory: app.blobDirectory)
-            // The HTTP server streams chunk bodies here (Application's temporaryDirectory).
-            try FileManager.default.createDirectory(at: app.dataDirectory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
             let web = try BackOffice.Setup(resources: app.resourcesDirectory, secrets: SecretStore(database: client), configuration: app.web)
             return Services(
                 database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations),

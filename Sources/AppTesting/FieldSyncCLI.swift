@@ -3,7 +3,7 @@ public import Foundation
 /// Runs the built `fieldsync` executable as a subprocess, as an operator would.
 ///
 /// ```swift
-/// let output = try FieldSyncCLI.run(["user", "list"], environment: ["DATABASE_URL": server.databaseURL])
+/// let output = try await FieldSyncCLI.run(["user", "list"], environment: ["DATABASE_URL": server.databaseURL])
 /// #expect(output.status == 0)
 /// #expect(output.standardOutput.contains("admin"))
 /// ```
@@ -42,40 +42,23 @@ public enum FieldSyncCLI {
     ///   - timeout: the process is terminated, and this throws, when it runs longer.
     /// - Throws: `TestServerError` when the executable is missing or times out.
     public static func run(
-        _ arguments: [String], environment: [String: String] = [:], standardInput: String? = nil, timeout: TimeInterval = 120
-    ) throws -> Output {
+        _ arguments: [String], environment: [String: String] = [:], standardInput: String? = nil, timeout: Duration = .seconds(120)
+    ) async throws -> Output {
+        let running = try launch(arguments, environment: environment, standardInput: standardInput)
+        return try await running.wait(timeout: timeout)
+    }
+
+    /// Starts `fieldsync` without waiting for it, e.g. `serve`.
+    /// - Parameters: as `run`.
+    /// - Throws: `TestServerError` when the executable is missing; what `Process.run()` throws.
+    public static func launch(_ arguments: [String], environment: [String: String] = [:], standardInput: String? = nil) throws
+        -> RunningCommand
+    {
         let process = Process()
         process.executableURL = try executableURL()
         process.arguments = arguments
         process.environment = try childEnvironment(adding: environment)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-cli-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        // Files rather than pipes: nothing can fill up and block the child while this waits.
-        let stdout = folder.appendingPathComponent("stdout"), stderr = folder.appendingPathComponent("stderr")
-        let stdin = folder.appendingPathComponent("stdin")
-        for file in [stdout, stderr] { try Data().write(to: file) }
-        try Data((standardInput ?? "").utf8).write(to: stdin)
-        process.standardOutput = try FileHandle(forWritingTo: stdout)
-        process.standardError = try FileHandle(forWritingTo: stderr)
-        process.standardInput = try FileHandle(forReadingFrom: stdin)
-        try process.run()
-        try wait(for: process, timeout: timeout, arguments: arguments)
-        return Output(
-            status: process.terminationStatus, standardOutput: try String(contentsOf: stdout, encoding: .utf8),
-            standardError: try String(contentsOf: stderr, encoding: .utf8))
-    }
-
-    private static func wait(for process: Process, timeout: TimeInterval, arguments: [String]) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
-            guard Date() < deadline else {
-                process.terminate()
-                process.waitUntilExit()
-                throw TestServerError("fieldsync \(arguments.joined(separator: " ")) ran longer than \(timeout) s")
-            }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
+        return try RunningCommand(process, arguments: arguments, standardInput: standardInput)
     }
 
     private static func childEnvironment(adding extra: [String: String]) throws -> [String: String] {
@@ -86,5 +69,64 @@ public enum FieldSyncCLI {
         environment["FIELDSYNC_RESOURCES"] = try TestResources.directory().path
         environment.merge(extra) { _, new in new }
         return environment
+    }
+}
+
+/// A `fieldsync` process started by `FieldSyncCLI.launch`. Its output goes to files (not
+/// pipes, which could fill up and block it), readable while it runs.
+public final class RunningCommand {
+    private let process: Process
+    private let arguments: [String]
+    private let folder: URL
+
+    init(_ process: Process, arguments: [String], standardInput: String?) throws {
+        self.process = process
+        self.arguments = arguments
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-cli-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for name in ["stdout", "stderr"] { try Data().write(to: folder.appendingPathComponent(name)) }
+        try Data((standardInput ?? "").utf8).write(to: folder.appendingPathComponent("stdin"))
+        process.standardOutput = try FileHandle(forWritingTo: folder.appendingPathComponent("stdout"))
+        process.standardError = try FileHandle(forWritingTo: folder.appendingPathComponent("stderr"))
+        process.standardInput = try FileHandle(forReadingFrom: folder.appendingPathComponent("stdin"))
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// What the process wrote to standard output so far.
+    public var standardOutput: String { read("stdout") }
+    /// What the process wrote to standard error so far.
+    public var standardError: String { read("stderr") }
+    public var isRunning: Bool { process.isRunning }
+
+    /// Sends a signal, e.g. `SIGTERM` to ask a server to stop.
+    public func signal(_ number: Int32) {
+        kill(process.processIdentifier, number)
+    }
+
+    /// Waits for the exit, polling without blocking a thread.
+    /// - Throws: `TestServerError` after terminating the process when it runs longer than `timeout`.
+    public func wait(timeout: Duration) async throws -> FieldSyncCLI.Output {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                process.terminate()
+                process.waitUntilExit()
+                throw TestServerError("fieldsync \(arguments.joined(separator: " ")) ran longer than \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return FieldSyncCLI.Output(status: process.terminationStatus, standardOutput: standardOutput, standardError: standardError)
+    }
+
+    private func read(_ name: String) -> String {
+        (try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)) ?? ""
     }
 }

@@ -1,8 +1,9 @@
 public import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 public import SyncProtocol
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// One HTTP answer as a test sees it: status, headers, raw body and decoding helpers.
 ///

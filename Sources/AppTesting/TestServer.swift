@@ -4,8 +4,8 @@ public import Postgres
 import PostgresTesting
 public import Storage
 public import Support
-import Synchronization
 public import SyncProtocol
+import Synchronization
 
 /// A real FieldSync `Application` on 127.0.0.1 and a free port, on a fresh database.
 ///
@@ -14,7 +14,7 @@ public import SyncProtocol
 /// password `TestServer.adminPassword`, and a low PBKDF2 work factor so logins are fast.
 ///
 /// ```swift
-/// let server = try TestServer.start()
+/// let server = try await TestServer.start()
 /// defer { server.stop() }
 /// let (user, password) = try server.makeUser(role: .field, team: "north")
 /// let token = try await server.login(username: user.username, password: password)
@@ -62,13 +62,19 @@ public final class TestServer: Sendable {
     /// - Throws: when no database can be created or the application fails to start.
     public static func start(
         database: PostgresConfiguration? = nil, logger: Logger? = nil, configure: (inout AppConfiguration) -> Void = { _ in }
-    ) throws -> TestServer {
-        let database = try database ?? TestDatabase.configuration()
+    ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-app-\(UUID().uuidString.prefix(8))")
-        var configuration = try baseConfiguration(database: database, dataDirectory: directory)
+        // The first database of a test process also starts the test cluster (seconds).
+        let (database, base) = try await onDedicatedThread {
+            let database = try database ?? TestDatabase.configuration()
+            return (database, try baseConfiguration(database: database, dataDirectory: directory))
+        }
+        var configuration = base
         configure(&configuration)
+        let chosen = configuration
+        let logger = logger ?? makeLogger()
         do {
-            let application = try Application.start(configuration, logger: logger ?? makeLogger())
+            let application = try await onDedicatedThread { try Application.start(chosen, logger: logger) }
             return TestServer(application: application, database: database, dataDirectory: directory)
         } catch {
             try? FileManager.default.removeItem(at: directory)
@@ -77,7 +83,8 @@ public final class TestServer: Sendable {
     }
 
     /// Shuts the application down gracefully and removes the data folder; the database
-    /// stays (so a new server can start on it) until the test process ends.
+    /// stays (so a new server can start on it) until the test process ends. Blocks briefly
+    /// (about 0.1 s while the notification listener stops) so that it can run in `defer`.
     public func stop(timeout: Duration = .seconds(10)) {
         guard !isStopped.exchange(true, ordering: .relaxed) else { return }
         application.shutdown(timeout: timeout)

@@ -3,6 +3,7 @@ public import Foundation
 public import HTTP
 public import Storage
 public import Support
+public import SyncEngine
 import Templating
 
 /// The web back-office: sign-in, sessions, the role-checked pages and their static files.
@@ -38,10 +39,16 @@ public final class BackOffice: Sendable {
         public var dashboard: DashboardStore
         public var login: LoginService
         public var passwords: PasswordHasher
+        public var conflictQueue: ConflictQueueStore
+        public var syncCentre: SyncCentreStore
+        public var teamRollup: TeamRollupStore
+        /// Applies conflict resolutions made in the queue.
+        public var changes: ServerChangeService
 
         public init(
             accounts: AccountStore, settings: SettingsStore, sessions: WebSessionStore, dashboard: DashboardStore, login: LoginService,
-            passwords: PasswordHasher
+            passwords: PasswordHasher, conflictQueue: ConflictQueueStore, syncCentre: SyncCentreStore, teamRollup: TeamRollupStore,
+            changes: ServerChangeService
         ) {
             self.accounts = accounts
             self.settings = settings
@@ -49,11 +56,15 @@ public final class BackOffice: Sendable {
             self.dashboard = dashboard
             self.login = login
             self.passwords = passwords
+            self.conflictQueue = conflictQueue
+            self.syncCentre = syncCentre
+            self.teamRollup = teamRollup
+            self.changes = changes
         }
     }
 
     /// The areas that have pages so far, in navigation order.
-    static let availableAreas: [Area] = [.dashboard, .users, .settings]
+    static let availableAreas: [Area] = [.dashboard, .conflicts, .syncCentre, .teamRollup, .users, .settings]
 
     private let setup: Setup
     private let dependencies: Dependencies
@@ -86,5 +97,8 @@ public final class BackOffice: Sendable {
             .register(on: routes)
         DevicesController(accounts: deps.accounts, renderer: renderer, configuration: web).register(on: routes)
         SettingsController(settings: deps.settings, renderer: renderer, configuration: web).register(on: routes)
+        ConflictQueueController(queue: deps.conflictQueue, changes: deps.changes, renderer: renderer, configuration: web).register(on: routes)
+        SyncCentreController(store: deps.syncCentre, settings: deps.settings, renderer: renderer, configuration: web).register(on: routes)
+        TeamController(rollups: deps.teamRollup, renderer: renderer, configuration: web).register(on: routes)
     }
 }

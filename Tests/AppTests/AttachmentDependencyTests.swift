@@ -29,7 +29,7 @@ struct AttachmentDependencyTests {
 
     @Test("An op deferred on an attachment applies when the upload is finalized, and its record scopes the download")
     func finalizeReleases() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let ana = try server.device(team: "north")
         let file = TestFile(size: 150_000)
@@ -47,7 +47,7 @@ struct AttachmentDependencyTests {
 
     @Test("A registration completed by deduplication releases the waiting op at once")
     func deduplicationReleases() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let ana = try server.device()
         let bo = try server.device()
@@ -63,7 +63,7 @@ struct AttachmentDependencyTests {
 
     @Test("finalized(among:deviceId:) lists complete attachments only, of one device or of any")
     func finalizedLookup() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let ana = try server.device()
         try await ana.upload("att-done", TestFile(size: 1000))

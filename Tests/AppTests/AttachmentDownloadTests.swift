@@ -17,7 +17,7 @@ struct AttachmentDownloadTests {
 
     @Test("Who may download follows the record's scope: team, own user, supervisors of the team, office roles")
     func scopeOfExistingRecord() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let ana = try server.device(team: "north")
         let file = TestFile(size: 70_000)
@@ -39,7 +39,7 @@ struct AttachmentDownloadTests {
 
     @Test("Before its record exists, an attachment is readable only by its uploader and office roles")
     func scopeWithoutRecord() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let ana = try server.device(team: "north")
         let file = TestFile(size: 70_000)
@@ -52,7 +52,7 @@ struct AttachmentDownloadTests {
 
     @Test("An unfinished upload is not served: 409 to its uploader, 404 to others")
     func unfinished() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let ana = try server.device()
         #expect(try await ana.register("att-1", TestFile(size: 70_000)).status == 200)
@@ -63,7 +63,7 @@ struct AttachmentDownloadTests {
 
     @Test("Content comes with its type and a strong ETag; If-None-Match answers 304")
     func wholeFileAndETag() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let ana = try server.device()
         let file = TestFile(size: 200_000)
@@ -84,7 +84,7 @@ struct AttachmentDownloadTests {
         ("items=0-5", 200, 0..<200_000), ("bytes=200000-", 416, 0..<0), ("bytes=-0", 416, 0..<0),
     ])
     func ranges(header: String, status: Int, expected: Range<Int>) async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let ana = try server.device()
         let file = TestFile(size: 200_000)
@@ -104,7 +104,7 @@ struct AttachmentDownloadTests {
 
     @Test("A range with a stale If-Range gets the whole current file")
     func ifRange() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let ana = try server.device()
         let file = TestFile(size: 100_000)

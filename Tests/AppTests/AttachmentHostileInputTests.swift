@@ -20,7 +20,7 @@ struct AttachmentHostileInputTests {
         ("chunkCount", ["chunkCount": -20]), ("sha256", ["sha256": "xyz"]), ("chunkSha256", ["chunkSha256": ["00"]]),
     ] as [(String, [String: any Sendable])])
     func refusesMalformedRegistration(field: String, changes: [String: any Sendable]) async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let answer = try await server.device().register("att-1", AttachmentUploadTests.photo, changes: changes)
         #expect(answer.status == 400 && answer.errorCode == "VALIDATION_FAILED", "\(answer)")
@@ -30,7 +30,7 @@ struct AttachmentHostileInputTests {
 
     @Test("A size that overflows a 64-bit integer is refused as invalid before anything else")
     func refusesOverflowingSize() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         // The JSON decoder reports a number out of range without its path, so no details.field here.
         let answer = try await server.device().register("att-1", AttachmentUploadTests.photo, changes: ["totalBytes": 1e30])
@@ -40,7 +40,7 @@ struct AttachmentHostileInputTests {
 
     @Test("Files over maxAttachmentBytes, or over the record's total, are refused with 413")
     func refusesTooLarge() async throws {
-        let server = try AttachmentTestServer.start { $0.maxAttachmentBytesPerRecord = 500_000 }
+        let server = try await AttachmentTestServer.start { $0.maxAttachmentBytesPerRecord = 500_000 }
         defer { server.stop() }
         let device = try server.device()
         let huge = try await device.register(
@@ -58,7 +58,7 @@ struct AttachmentHostileInputTests {
         "-1", "99999999999999999999", "+1", "1e3", "0x1", "20",
     ])
     func refusesBadIndex(index: String) async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         #expect(try await device.register("att-1", AttachmentUploadTests.photo).status == 200)
@@ -69,7 +69,7 @@ struct AttachmentHostileInputTests {
 
     @Test("Chunks longer than chunkBytes, short chunks, a wrong last chunk and bodies over 4 MiB are refused")
     func refusesWrongSizes() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         let file = AttachmentUploadTests.photo
@@ -81,8 +81,10 @@ struct AttachmentHostileInputTests {
             let answer = try await device.put("att-1", index, Data(bytes))
             #expect(answer.status == 400 && answer.details["field"] as? String == "body", "\(answer)")
         }
-        let oversized = try await device.put("att-1", "0", Data(count: (4 << 20) + 1))
-        #expect(oversized.status == 413 && oversized.errorCode == "PAYLOAD_TOO_LARGE", "\(oversized)")
+        // Refused from the headers alone, before any of the body is read.
+        let oversized = try server.headersOnly(
+            "PUT /v1/attachments/att-1/chunks/0", headers: ["Authorization": "Bearer \(device.token)", "Content-Length": "\((4 << 20) + 1)"])
+        #expect(oversized.hasPrefix("HTTP/1.1 413") && oversized.contains("PAYLOAD_TOO_LARGE"), "\(oversized)")
         let unsigned = try await server.send("PUT", "/v1/attachments/att-1/chunks/0", body: file.chunks[0], token: device.token)
         #expect(unsigned.status == 400 && unsigned.details["field"] as? String == "X-Chunk-SHA256", "\(unsigned)")
         #expect(server.files(in: "uploads").isEmpty)
@@ -91,7 +93,7 @@ struct AttachmentHostileInputTests {
 
     @Test("Path traversal in the attId never reaches the file system; dots are just a name")
     func pathTraversal() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         let file = TestFile(size: 70_000)
@@ -108,7 +110,7 @@ struct AttachmentHostileInputTests {
 
     @Test("Another device's session answers exactly like a missing one, and nothing is written to it")
     func otherDevicesSession() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let ana = try server.device()
         let anaTablet = try server.device(of: ana.user)
@@ -128,7 +130,7 @@ struct AttachmentHostileInputTests {
 
     @Test("Registering for an existing record outside the caller's scope is refused with 403")
     func registerOutOfScope() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         try AttachmentDownloadTests.insertRecord(server, "pu-south", user: "u-someone", team: "south")
         let answer = try await server.device(team: "north").register("att-1", AttachmentUploadTests.photo, recordId: "pu-south")
@@ -138,7 +140,7 @@ struct AttachmentHostileInputTests {
 
     @Test("Calls without a valid token get 401; maintenance mode gets 503 with Retry-After; nothing is written")
     func gated() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         let file = AttachmentUploadTests.photo
@@ -155,7 +157,7 @@ struct AttachmentHostileInputTests {
 
     @Test("A device may hold at most 100 open sessions")
     func sessionCap() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         for number in 0..<AttachmentService.maxOpenSessionsPerDevice {

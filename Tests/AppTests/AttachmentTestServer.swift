@@ -1,71 +1,49 @@
 import App
+import AppTesting
 import Foundation
 import Postgres
-import PostgresTesting
 import Storage
 import Support
 import SyncProtocol
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
-/// A real FieldSync application on a fresh database and data folder, on a free loopback port,
-/// for the attachment tests. The per-device rate limit is raised so tests measure behaviour,
-/// not throttling.
+/// A real FieldSync server (AppTesting's `TestServer`) prepared for attachment tests: the
+/// per-device rate limit raised so tests measure behaviour, not throttling, and a small pool
+/// on its database to inspect and age rows.
 final class AttachmentTestServer: Sendable {
-    let application: Application
-    /// A pool on the server's database, to inspect and age rows.
+    let server: TestServer
     let database: PostgresClient
-    let dataDirectory: URL
 
-    private init(application: Application, database: PostgresClient, dataDirectory: URL) {
-        self.application = application
+    var application: Application { server.application }
+    var dataDirectory: URL { server.dataDirectory }
+
+    private init(server: TestServer, database: PostgresClient) {
+        self.server = server
         self.database = database
-        self.dataDirectory = dataDirectory
     }
 
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    static func start(adjust: (inout ServerSettings) -> Void = { _ in }) throws -> AttachmentTestServer {
-        let configuration = try TestDatabase.configuration()
-        var options = PostgresClient.Options()
-        options.maxConnections = 2
-        let client = PostgresClient(configuration: configuration, options: options, logger: Logger(label: "test", level: .warning))
-        let logger = Logger(label: "fieldsync.test", level: .warning)
-        try Migrator(client: client, directory: repository.appendingPathComponent("Migrations"), logger: logger).migrate()
-        var settings = ServerSettings()
+    static func start(adjust: (inout ServerSettings) -> Void = { _ in }) async throws -> AttachmentTestServer {
+        let server = try await TestServer.start()
+        var settings = try server.services.settings.current()
         settings.deviceRequestsPerSecond = 10_000
         settings.deviceRequestBurst = 10_000
         adjust(&settings)
-        try SettingsStore(database: client).update(settings, by: nil)
-        var app = AppConfiguration(resourcesDirectory: repository)
-        app.port = 0
-        app.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-att-\(UUID().uuidString.prefix(8))")
-        app.databaseURL = url(of: configuration)
-        app.databasePoolSize = 4
-        app.workerThreads = 8
-        app.passwordIterations = 1000
-        app.adminPassword = "admin-password"
-        return AttachmentTestServer(
-            application: try Application.start(app, logger: logger), database: client, dataDirectory: app.dataDirectory)
+        try server.services.settings.update(settings, by: nil)
+        var options = PostgresClient.Options()
+        options.maxConnections = 2
+        let database = PostgresClient(configuration: server.database, options: options, logger: Logger(label: "test", level: .warning))
+        return AttachmentTestServer(server: server, database: database)
     }
 
     func stop() {
-        application.shutdown()
         database.shutdown()
-        try? FileManager.default.removeItem(at: dataDirectory)
+        server.stop()
     }
 
     /// A new user with a token for `deviceId`.
     func device(role: Role = .field, team: String? = "north", deviceId: String = "dev-\(UUID().uuidString.prefix(8))") throws
         -> TestDevice
     {
-        let accounts = application.services.accounts
-        let user = try accounts.createUser(
-            username: "\(role.rawValue)-\(UUID().uuidString.prefix(8).lowercased())", role: role, teamId: team, passwordHash: "unused")
-        return try device(of: user, deviceId: deviceId)
+        try device(of: server.makeUser(role: role, team: team).user, deviceId: deviceId)
     }
 
     /// Another device of an existing user.
@@ -96,44 +74,36 @@ final class AttachmentTestServer: Sendable {
     func send(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:], token: String?) async throws
         -> HTTPAnswer
     {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(application.port)\(path)")!)
-        request.httpMethod = method
-        request.httpBody = body
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        request.setValue("2.3.0", forHTTPHeaderField: "X-App-Version")
-        return try await withCheckedThrowingContinuation { continuation in
-            Self.session.dataTask(with: request) { data, response, error in
-                guard let response = response as? HTTPURLResponse else {
-                    continuation.resume(throwing: error ?? URLError(.badServerResponse))
-                    return
-                }
-                let headers = response.allHeaderFields.reduce(into: [String: String]()) { $0["\($1.key)".lowercased()] = "\($1.value)" }
-                continuation.resume(returning: HTTPAnswer(status: response.statusCode, headers: headers, body: data ?? Data()))
-            }.resume()
-        }
+        let response = try await server.client.send(
+            method, path, body: body, headers: headers.merging(["X-App-Version": "2.3.0"]) { mine, _ in mine }, token: token)
+        let lowercased = Dictionary(response.headers.map { ($0.key.lowercased(), $0.value) }) { first, _ in first }
+        return HTTPAnswer(status: response.status, headers: lowercased, body: response.body)
     }
 
-    private static let session: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        return URLSession(configuration: configuration)
-    }()
-
-    /// `postgres://user[:password]@host:port/database[?host=<socket dir>]`, as `DATABASE_URL` expects.
-    private static func url(of configuration: PostgresConfiguration) -> String {
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
-        func encode(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text }
-        var url = "postgres://\(encode(configuration.user))"
-        if let password = configuration.password { url += ":\(encode(password))" }
-        url += "@\(encode(configuration.host)):\(configuration.port)/\(encode(configuration.database))"
-        if let socket = configuration.unixSocketDirectory { url += "?host=\(encode(socket))" }
-        return url
+    /// Sends only a request line and headers over a raw socket and returns what the server
+    /// answers before any body arrives (e.g. a 413 for a declared length over the limit).
+    func headersOnly(_ requestLine: String, headers: [String: String]) throws -> String {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(application.port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let head = "\(requestLine) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { "\($0.key): \($0.value)\r\n" }.joined() + "\r\n"
+        _ = head.withCString { Foundation.send(descriptor, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        var answer = [UInt8](repeating: 0, count: 4096)
+        let count = recv(descriptor, &answer, answer.count, 0)
+        return String(decoding: answer.prefix(max(count, 0)), as: UTF8.self)
     }
 }
 
-/// One HTTP answer.
+/// One HTTP answer, with the error envelope's parts at hand.
 struct HTTPAnswer: CustomStringConvertible {
     let status: Int
     /// Lowercased names.

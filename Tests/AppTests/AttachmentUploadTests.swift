@@ -9,7 +9,7 @@ struct AttachmentUploadTests {
 
     @Test("An upload interrupted at 60% resumes: re-registering lists chunks 0-11 and only 12-19 are sent")
     func resumesAfterFailure() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         let file = Self.photo
@@ -39,7 +39,7 @@ struct AttachmentUploadTests {
 
     @Test("A chunk corrupted in transit is refused at PUT with 422 and not stored")
     func corruptInTransit() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         let file = Self.photo
@@ -58,7 +58,7 @@ struct AttachmentUploadTests {
 
     @Test("A chunk that contradicts the digest registered for it is refused even when the header matches it")
     func registeredDigestWins() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         let file = Self.photo
@@ -72,7 +72,7 @@ struct AttachmentUploadTests {
 
     @Test("A chunk corrupted on the device before hashing passes PUT; finalize names only chunk 7, and re-sending it completes")
     func corruptOnDevice() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         let file = Self.photo
@@ -96,7 +96,7 @@ struct AttachmentUploadTests {
 
     @Test("Without any chunk list, a whole-file mismatch makes every chunk suspect")
     func everyChunkSuspectWithoutList() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         let file = TestFile(size: 3 * 65_536)
@@ -113,7 +113,7 @@ struct AttachmentUploadTests {
 
     @Test("Finalize with chunks missing answers 409 with the missing indexes; finalizing twice gives the same answer")
     func finalizeRules() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         let file = TestFile(size: 4 * 65_536 + 10)
@@ -137,7 +137,7 @@ struct AttachmentUploadTests {
 
     @Test("The same photo from two devices is stored once; the second registration completes at once")
     func deduplicatesAcrossDevices() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let ana = try server.device()
         let bo = try server.device()
@@ -154,9 +154,38 @@ struct AttachmentUploadTests {
         #expect(try server.column("SELECT att_id FROM attachments WHERE blob_sha256 IS NOT NULL ORDER BY att_id") == ["att-ana", "att-bo"])
     }
 
+    @Test("Chunks re-sent with other bytes while finalize runs never alter the stored blob")
+    func chunkWritesDuringFinalize() async throws {
+        let server = try await AttachmentTestServer.start()
+        defer { server.stop() }
+        let device = try server.device()
+        let file = TestFile(size: 8 * 65_536)
+        var other = file.chunks[0]
+        other[0] ^= 0xFF
+        #expect(try await device.register("att-race", file).status == 200)
+        for index in file.chunks.indices { #expect(try await device.put("att-race", file, chunk: index).status == 200) }
+        async let resends: Void = {
+            for round in 0..<20 {
+                _ = try await device.put("att-race", "0", round.isMultiple(of: 2) ? other : file.chunks[0])
+            }
+            _ = try await device.put("att-race", file, chunk: 0)
+        }()
+        var finalized = try await device.finalize("att-race")
+        try await resends
+        while finalized.status == 422 {
+            #expect(finalized.details["suspectChunks"] != nil)
+            _ = try await device.put("att-race", file, chunk: 0)
+            finalized = try await device.finalize("att-race")
+        }
+        #expect(finalized.status == 200, "\(finalized)")
+        let blob = server.dataDirectory.appendingPathComponent("blobs/\(file.sha256.prefix(2))/\(file.sha256.dropFirst(2).prefix(2))/\(file.sha256)")
+        #expect(digest(try Data(contentsOf: blob)) == file.sha256)
+        #expect(try await device.content("att-race").body == file.data)
+    }
+
     @Test("Registering again with other chunking restarts the session; with another file it is refused")
     func reRegistration() async throws {
-        let server = try AttachmentTestServer.start()
+        let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let device = try server.device()
         let file = TestFile(size: 300_000)

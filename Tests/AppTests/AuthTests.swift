@@ -1,5 +1,6 @@
 import AppTesting
 import Foundation
+import Postgres
 import SyncProtocol
 import Testing
 
@@ -12,7 +13,7 @@ struct AuthTests {
 
     @Test("A correct login answers 200 with token, expiresAt and the user")
     func issuesToken() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (user, password) = try server.makeUser(role: .field, team: "north")
 
@@ -31,11 +32,16 @@ struct AuthTests {
         let expiresAt = try #require(RFC3339.date(from: token.expiresAt))
         #expect(abs(expiresAt.timeIntervalSinceNow - 90 * 86_400) < 300, "the default token lifetime is 90 days")
         #expect(try await server.client.get("/v1/config", token: token.token).status == 200)
+        let stored = try server.services.database.withConnection { connection in
+            try connection.query("SELECT row_to_json(t)::text AS row FROM device_tokens t").map { try $0.decode("row", as: String.self) }
+        }
+        #expect(stored.count == 1)
+        #expect(!stored.contains { $0.contains(token.token) }, "only a hash of the token is stored")
     }
 
     @Test("An unknown user and a wrong password get the same 401 INVALID_CREDENTIALS body")
     func sameAnswerForUnknownUserAndWrongPassword() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (user, _) = try server.makeUser()
 
@@ -53,7 +59,7 @@ struct AuthTests {
         "A bad deviceId is 400 VALIDATION_FAILED naming the field",
         arguments: ["", "has space", String(repeating: "d", count: 129), "dév-1", "dev/1"])
     func rejectsBadDeviceId(deviceId: String) async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (user, password) = try server.makeUser()
 
@@ -67,7 +73,7 @@ struct AuthTests {
 
     @Test("A missing deviceId is 400 VALIDATION_FAILED naming the field")
     func rejectsMissingDeviceId() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (user, password) = try server.makeUser()
 
@@ -79,9 +85,11 @@ struct AuthTests {
 
     @Test(
         "A body that is not JSON, or nests deeper than 64 levels, is 400 MALFORMED_JSON",
-        arguments: [#"{"username": "ana", "password": "#, "username=ana&password=x", String(repeating: "[", count: 65) + String(repeating: "]", count: 65)])
+        arguments: [
+            #"{"username": "ana", "password": "#, "username=ana&password=x", String(repeating: "[", count: 65) + String(repeating: "]", count: 65),
+        ])
     func rejectsMalformedJSON(body: String) async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
 
         let response = try await server.client.send(
@@ -93,7 +101,7 @@ struct AuthTests {
 
     @Test("After five failures a user name gets 429 RATE_LIMITED with Retry-After, even with the right password")
     func throttlesPerUsername() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (user, password) = try server.makeUser()
         let (other, otherPassword) = try server.makeUser()
@@ -115,7 +123,7 @@ struct AuthTests {
 
     @Test("After thirty failures from one address every login from it gets 429 RATE_LIMITED")
     func throttlesPerAddress() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (user, password) = try server.makeUser()
 
@@ -132,7 +140,7 @@ struct AuthTests {
 
     @Test("A suspended user with the right password gets 403 ACCOUNT_SUSPENDED and no token")
     func suspendedLogin() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (user, password) = try server.makeUser()
         try server.services.accounts.setSuspended(username: user.username, true)

@@ -13,40 +13,40 @@ struct CommandLineTests {
         let database = try TestDatabase.configuration()
         let environment = ["DATABASE_URL": DatabaseURL.string(for: database)]
 
-        let added = try FieldSyncCLI.run(
+        let added = try await FieldSyncCLI.run(
             ["user", "add", "--username", "ana", "--role", "field", "--team", "north", "--password", "secret-pass"],
             environment: environment)
 
         #expect(added.status == 0, "\(added)")
         #expect(added.standardOutput.contains("Created field ana"))
-        let listed = try FieldSyncCLI.run(["user", "list"], environment: environment)
+        let listed = try await FieldSyncCLI.run(["user", "list"], environment: environment)
         #expect(listed.status == 0, "\(listed)")
         #expect(Self.row(of: "ana", in: listed.standardOutput) == ["ana", "field", "north", "active"])
-        let server = try TestServer.start(database: database)
+        let server = try await TestServer.start(database: database)
         defer { server.stop() }
         #expect(try await server.login(username: "ana", password: "secret-pass").isEmpty == false)
     }
 
     @Test("user add works beside a running server, which accepts the login at once")
     func userAddWithServer() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let environment = ["DATABASE_URL": server.databaseURL]
 
         // Without --password, the password is the first line of standard input.
-        let added = try FieldSyncCLI.run(
+        let added = try await FieldSyncCLI.run(
             ["user", "add", "--username", "Disp.One", "--role", "dispatcher"], environment: environment, standardInput: "piped-pass\n")
 
         #expect(added.status == 0, "\(added)")
         #expect(try await server.login(username: "disp.one", password: "piped-pass").isEmpty == false)
-        let listed = try FieldSyncCLI.run(["user", "list"], environment: environment)
+        let listed = try await FieldSyncCLI.run(["user", "list"], environment: environment)
         #expect(Self.row(of: "admin", in: listed.standardOutput) == ["admin", "admin", "-", "active"])
         #expect(Self.row(of: "Disp.One", in: listed.standardOutput) == ["Disp.One", "dispatcher", "-", "active"])
     }
 
     @Test("user add refuses a taken name, an unknown role and a short password, exiting 1 with a message")
     func userAddErrors() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let environment = ["DATABASE_URL": server.databaseURL]
         let cases: [([String], String)] = [
@@ -56,7 +56,7 @@ struct CommandLineTests {
             (["--role", "field", "--password", "long-enough"], "--username is required"),
         ]
         for (arguments, message) in cases {
-            let output = try FieldSyncCLI.run(["user", "add"] + arguments, environment: environment)
+            let output = try await FieldSyncCLI.run(["user", "add"] + arguments, environment: environment)
             #expect(output.status == 1, "\(output)")
             #expect(output.standardError.contains(message), "\(output)")
         }
@@ -65,38 +65,85 @@ struct CommandLineTests {
 
     @Test("user suspend and reactivate from another process reach a running server's cached device")
     func suspendFromAnotherProcess() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (user, token) = try await server.makeDevice()
         let environment = ["DATABASE_URL": server.databaseURL]
         #expect(try await server.client.get("/v1/config", token: token).status == 200)
 
-        let suspended = try FieldSyncCLI.run(["user", "suspend", user.username], environment: environment)
+        let suspended = try await FieldSyncCLI.run(["user", "suspend", user.username], environment: environment)
 
         #expect(suspended.status == 0, "\(suspended)")
         #expect(suspended.standardOutput.contains("\(user.username) is now suspended"))
         let denied = try await DeviceTokenTests.status(403, of: server.client, token: token, before: .now + .seconds(5))
         #expect(denied?.errorCode == "ACCOUNT_SUSPENDED")
-        let listed = try FieldSyncCLI.run(["user", "list"], environment: environment)
+        let listed = try await FieldSyncCLI.run(["user", "list"], environment: environment)
         #expect(Self.row(of: user.username, in: listed.standardOutput)?[3] == "suspended")
-        #expect(try FieldSyncCLI.run(["user", "reactivate", user.username], environment: environment).status == 0)
+        #expect(try await FieldSyncCLI.run(["user", "reactivate", user.username], environment: environment).status == 0)
         #expect(try await DeviceTokenTests.status(200, of: server.client, token: token, before: .now + .seconds(5)) != nil)
-        let unknown = try FieldSyncCLI.run(["user", "suspend", "nobody"], environment: environment)
+        let unknown = try await FieldSyncCLI.run(["user", "suspend", "nobody"], environment: environment)
         #expect(unknown.status == 1)
         #expect(unknown.standardError.contains("no user named \"nobody\""))
     }
 
+    @Test("serve prints the first admin's creation at once, serves, and stops cleanly on SIGTERM")
+    func serveLifecycle() async throws {
+        let database = try TestDatabase.configuration()
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-serve-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let serve = try FieldSyncCLI.launch(
+            ["serve", "--port", "0", "--data-dir", dataDirectory.path],
+            environment: ["DATABASE_URL": DatabaseURL.string(for: database), "FIELDSYNC_ADMIN_PASSWORD": "first-admin-pass"])
+
+        let port = try await Self.listeningPort(of: serve)
+        // Standard output is a file here, as under a service manager: the line must not sit in a buffer.
+        #expect(serve.standardOutput.contains("Created the first admin account"), "\(serve.standardOutput)")
+        let client = TestClient(baseURL: URL(string: "http://127.0.0.1:\(port)/")!)
+        #expect(try await client.get("/v1/health").status == 200)
+        let login = try await client.post("/v1/auth/token", json: TokenRequest(username: "admin", password: "first-admin-pass", deviceId: "d1"))
+        #expect(login.status == 200)
+
+        serve.signal(SIGTERM)
+        let output = try await serve.wait(timeout: .seconds(30))
+        #expect(output.status == 0, "\(output)")
+        #expect(output.standardError.contains("FieldSync shutting down"))
+    }
+
+    @Test("user add reaches the embedded cluster of --data-dir, stopped or serving, and leaves a serving one running")
+    func userAddEmbedded() async throws {
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("fsync-\(UUID().uuidString.prefix(6))")
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let dataDir = ["--data-dir", dataDirectory.path]
+
+        let offline = try await FieldSyncCLI.run(["user", "add", "--username", "ana", "--role", "field", "--password", "ana-password"] + dataDir)
+        #expect(offline.status == 0, "\(offline)")
+        let serve = try FieldSyncCLI.launch(["serve", "--port", "0"] + dataDir)
+        let port = try await Self.listeningPort(of: serve)
+        let online = try await FieldSyncCLI.run(["user", "add", "--username", "bo", "--role", "supervisor", "--password", "bo-password"] + dataDir)
+        #expect(online.status == 0, "\(online)")
+
+        let client = TestClient(baseURL: URL(string: "http://127.0.0.1:\(port)/")!)
+        for (username, password) in [("ana", "ana-password"), ("bo", "bo-password")] {
+            let login = try await client.post("/v1/auth/token", json: TokenRequest(username: username, password: password, deviceId: "d1"))
+            #expect(login.status == 200, "\(username): \(login)")
+        }
+        serve.signal(SIGTERM)
+        #expect(try await serve.wait(timeout: .seconds(60)).status == 0)
+        let postmaster = dataDirectory.appendingPathComponent("postgres/postmaster.pid").path
+        #expect(!FileManager.default.fileExists(atPath: postmaster), "serve stops the cluster it started")
+    }
+
     @Test("--help of every command exits 0 and prints its usage", arguments: CommandLineTool.allCommands.map(\.path))
-    func help(path: [String]) throws {
-        let output = try FieldSyncCLI.run(path + ["--help"])
+    func help(path: [String]) async throws {
+        let output = try await FieldSyncCLI.run(path + ["--help"])
 
         #expect(output.status == 0, "\(output)")
         #expect(output.standardOutput.hasPrefix("Usage: fieldsync \(path.joined(separator: " "))"), "\(output)")
     }
 
     @Test("fieldsync --help lists every command")
-    func overview() throws {
-        let output = try FieldSyncCLI.run(["--help"])
+    func overview() async throws {
+        let output = try await FieldSyncCLI.run(["--help"])
 
         #expect(output.status == 0)
         for command in CommandLineTool.allCommands {
@@ -107,8 +154,8 @@ struct CommandLineTests {
     @Test(
         "An unknown option, or one missing its value, exits 64 naming it, with the usage",
         arguments: [["user", "add", "--bogus"], ["user", "list", "--port", "1"], ["serve", "--no-such-flag"], ["migrate", "--data-dir"]])
-    func unknownOption(arguments: [String]) throws {
-        let output = try FieldSyncCLI.run(arguments)
+    func unknownOption(arguments: [String]) async throws {
+        let output = try await FieldSyncCLI.run(arguments)
 
         #expect(output.status == 64, "\(output)")
         #expect(output.standardError.hasPrefix("fieldsync: "), "\(output)")
@@ -116,14 +163,30 @@ struct CommandLineTests {
         #expect(output.standardError.contains("Usage: fieldsync \(arguments.prefix(while: { !$0.hasPrefix("--") }).joined(separator: " "))"))
     }
 
-    @Test("An unknown command exits 64, naming it and listing the commands on standard error")
-    func unknownCommand() throws {
-        let output = try FieldSyncCLI.run(["frobnicate", "--now"])
+    @Test(
+        "An unknown command exits 64, naming it and listing the commands on standard error",
+        arguments: [(["frobnicate", "--now"], "frobnicate"), (["user", "frob"], "user frob"), (["--version"], "--version")])
+    func unknownCommand(arguments: [String], named: String) async throws {
+        let output = try await FieldSyncCLI.run(arguments)
 
         #expect(output.status == 64)
         #expect(output.standardOutput.isEmpty)
-        #expect(output.standardError.hasPrefix("fieldsync: unknown command \"frobnicate\""), "\(output)")
+        #expect(output.standardError.hasPrefix("fieldsync: unknown command \"\(named)\""), "\(output)")
         #expect(output.standardError.contains("Commands:"))
+    }
+
+    /// The port from the "FieldSync listening on http://host:port" line, once it appears.
+    static func listeningPort(of command: RunningCommand) async throws -> Int {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline && command.isRunning {
+            if let line = command.standardError.split(separator: "\n").first(where: { $0.contains("FieldSync listening on http://") }),
+                let port = line.split(separator: ":").last.flatMap({ Int($0) })
+            {
+                return port
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestServerError("serve did not start:\n\(command.standardError)")
     }
 
     /// User name, role, team and status of the `user list` row for `username` (the id, last, varies).

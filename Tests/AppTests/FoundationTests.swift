@@ -11,7 +11,7 @@ import Testing
 struct FoundationTests {
     @Test("GET /v1/health answers 200 with status, database and version, without a token")
     func health() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
 
         let response = try await server.client.get("/v1/health")
@@ -28,14 +28,15 @@ struct FoundationTests {
 
     @Test("GET /v1/health turns 503 soon after the database refuses connections, and 200 once it is back")
     func healthFollowsDatabase() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let admin = try PostgresConnection(configuration: server.database.with(database: "postgres"), logger: Logger(label: "test"))
         defer { admin.close() }
         let name = server.database.database
         #expect(try await server.client.get("/v1/health").status == 200)
 
-        try admin.executeScript("""
+        try admin.executeScript(
+            """
             ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS false;
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid();
             """)
@@ -49,7 +50,7 @@ struct FoundationTests {
 
     @Test("GET /v1/config needs a token")
     func configNeedsToken() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
 
         let response = try await server.client.get("/v1/config")
@@ -60,7 +61,7 @@ struct FoundationTests {
 
     @Test("GET /v1/config answers the limits of PROTOCOL.md and the built-in collections")
     func config() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (_, token) = try await server.makeDevice()
 
@@ -82,7 +83,7 @@ struct FoundationTests {
 
     @Test("An unknown path is 404 NOT_FOUND in the error envelope")
     func notFound() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
 
         let response = try await server.client.get("/v1/no-such-thing")
@@ -95,7 +96,7 @@ struct FoundationTests {
 
     @Test("A known path with the wrong method is 405 METHOD_NOT_ALLOWED with Allow")
     func methodNotAllowed() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
 
         let response = try await server.client.put("/v1/config", json: ["a": 1])
@@ -108,7 +109,7 @@ struct FoundationTests {
 
     @Test("A JSON body over 1 MiB is 413 PAYLOAD_TOO_LARGE; exactly 1 MiB is read")
     func payloadTooLarge() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let limit = 1 << 20
         let padded = { (size: Int) in Data("{}".utf8 + Array(repeating: UInt8(ascii: " "), count: size - 2)) }
@@ -126,7 +127,7 @@ struct FoundationTests {
 
     @Test("Request headers over 16 KiB are refused with 431")
     func headersTooLarge() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
 
         let response = try await server.client.get("/v1/health", headers: ["X-Padding": String(repeating: "p", count: 17 << 10)])
@@ -138,7 +139,7 @@ struct FoundationTests {
     @Test("Every request writes one info access-log line")
     func accessLog() async throws {
         let sink = LogSink.capturing()
-        let server = try TestServer.start(logger: Logger(label: "fieldsync", level: .info, sink: sink))
+        let server = try await TestServer.start(logger: Logger(label: "fieldsync", level: .info, sink: sink))
         defer { server.stop() }
 
         _ = try await server.client.get("/v1/health?probe=1")

@@ -1,9 +1,11 @@
 import AppTesting
 import Foundation
+import HTTP
 import Postgres
+import PostgresTesting
 import Support
-import Synchronization
 import SyncProtocol
+import Synchronization
 import Testing
 
 /// Start-up (first admin) and graceful shutdown of the whole application.
@@ -11,14 +13,14 @@ import Testing
 struct LifecycleTests {
     @Test("The first start creates admin once; a restart on the same database creates no other")
     func firstAdminOnce() async throws {
-        let first = try TestServer.start()
+        let first = try await TestServer.start()
         let users = try first.services.accounts.listUsers()
         #expect(users.map(\.username) == ["admin"])
         #expect(users.first?.role == .admin)
         #expect(try await first.login(username: "admin", password: TestServer.adminPassword).isEmpty == false)
         first.stop()
 
-        let second = try TestServer.start(database: first.database) { $0.adminPassword = "another-admin-password" }
+        let second = try await TestServer.start(database: first.database) { $0.adminPassword = "another-admin-password" }
         defer { second.stop() }
 
         #expect(try second.services.accounts.listUsers().map(\.username) == ["admin"])
@@ -28,9 +30,44 @@ struct LifecycleTests {
         #expect(refused.status == 401)
     }
 
+    @Test("Start creates the folder large request bodies are spooled to, also on an external database")
+    func spoolFolder() async throws {
+        let server = try await TestServer.start()
+        defer { server.stop() }
+        var isDirectory: ObjCBool = false
+
+        let exists = FileManager.default.fileExists(atPath: server.dataDirectory.appendingPathComponent("tmp").path, isDirectory: &isDirectory)
+
+        #expect(exists && isDirectory.boolValue)
+    }
+
+    @Test("A start that fails to bind closes its database connections and listener")
+    func failedStartCleansUp() async throws {
+        let running = try await TestServer.start()
+        defer { running.stop() }
+        let database = try TestDatabase.configuration()
+
+        await #expect(throws: HTTPServerError.self) {
+            try await TestServer.start(database: database) { $0.port = running.application.port }
+        }
+
+        let observer = try PostgresConnection(configuration: database, logger: Logger(label: "test"))
+        defer { observer.close() }
+        let deadline = ContinuousClock.now + .seconds(3)
+        var others = -1
+        while ContinuousClock.now < deadline {
+            others = try observer.query(
+                "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )[0].decode("n", as: Int.self)
+            if others == 0 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(others == 0, "connections of the failed start are still open")
+    }
+
     @Test("Shutdown lets an in-flight request finish, then refuses connections")
     func gracefulShutdown() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         let (user, password) = try server.makeUser()
         // Holding this lock parks the login's account query inside the server.
         let blocker = try PostgresConnection(configuration: server.database, logger: Logger(label: "test"))

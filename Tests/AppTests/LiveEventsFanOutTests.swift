@@ -12,9 +12,9 @@ import Testing
 struct LiveEventsFanOutTests {
     @Test("An event committed through one instance reaches a subscriber of another instance on the same database")
     func acrossInstances() async throws {
-        let first = try TestServer.start()
+        let first = try await TestServer.start()
         defer { first.stop() }
-        let second = try TestServer.start(database: first.database)
+        let second = try await TestServer.start(database: first.database)
         defer { second.stop() }
         let (_, anaToken) = try await first.makeDevice()
         let (_, dora) = try await first.makeDevice(role: .dispatcher, team: nil)
@@ -31,7 +31,7 @@ struct LiveEventsFanOutTests {
 
     @Test("A stalled client is disconnected once its queue overflows, and never delays delivery to the others")
     func stalledClient() async throws {
-        let server = try TestServer.start(configure: { $0.liveEvents.queueLimit = 20 })
+        let server = try await TestServer.start(configure: { $0.liveEvents.queueLimit = 20 })
         defer { server.stop() }
         let (ana, token) = try await server.makeDevice()
         // Never read, with a tiny receive buffer. The kernel still buffers a few megabytes on the
@@ -58,7 +58,7 @@ struct LiveEventsFanOutTests {
 
     @Test("The back-office feed shows a dispatcher orders and conflicts only, and a supervisor its own team")
     func backOfficeFeed() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (ana, anaToken) = try await server.makeDevice(team: "north")
         let (carl, carlToken) = try await server.makeDevice(team: "south")

@@ -8,7 +8,7 @@ import Testing
 struct LiveEventsTests {
     @Test("A field user's feed carries its own orders and its team's records, never a teammate's orders or another team")
     func fieldUserFiltering() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (_, anaToken) = try await server.makeDevice(team: "north")
         let (ben, benToken) = try await server.makeDevice(team: "north")
@@ -34,7 +34,7 @@ struct LiveEventsTests {
 
     @Test("A supervisor's feed carries its team's activity and never another team's")
     func supervisorFiltering() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (ana, anaToken) = try await server.makeDevice(team: "north")
         let (carl, carlToken) = try await server.makeDevice(team: "south")
@@ -53,7 +53,7 @@ struct LiveEventsTests {
 
     @Test("Reconnecting with Last-Event-ID replays exactly the missed events, in order")
     func replay() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (ana, token) = try await server.makeDevice()
         var feed: EventStreamConnection? = try await server.openFeed(token: token)
@@ -75,7 +75,7 @@ struct LiveEventsTests {
 
     @Test("Resuming from beyond the five-minute window, from deleted events or from an unknown id gives one reset, then live events")
     func reset() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (ana, token) = try await server.makeDevice()
         let feed = try await server.openFeed(token: token)
@@ -104,7 +104,7 @@ struct LiveEventsTests {
 
     @Test("An idle feed gets a comment heartbeat at the configured interval")
     func heartbeat() async throws {
-        let server = try TestServer.start(configure: { $0.liveEvents.heartbeat = .milliseconds(200) })
+        let server = try await TestServer.start(configure: { $0.liveEvents.heartbeat = .milliseconds(200) })
         defer { server.stop() }
         let (ana, token) = try await server.makeDevice()
         let feed = try await server.openFeed(token: token)
@@ -119,7 +119,7 @@ struct LiveEventsTests {
 
     @Test("A feed without a valid bearer token is 401")
     func requiresToken() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let feed = try EventStreamConnection(port: server.application.port, headers: [:])
         #expect(try await feed.open() == 401)

@@ -10,7 +10,7 @@ import Testing
 struct OrdersTests {
     @Test("An order is created SUBMITTED with 201; the same key and body answer the same bytes, marked replayed")
     func createAndReplay() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (_, token) = try await server.makeDevice()
 
@@ -34,7 +34,7 @@ struct OrdersTests {
 
     @Test("The same key with another body is 422 IDEMPOTENCY_KEY_REUSED; keys belong to their user")
     func keyReused() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (_, ana) = try await server.makeDevice()
         let (_, ben) = try await server.makeDevice()
@@ -52,7 +52,7 @@ struct OrdersTests {
 
     @Test("Without an Idempotency-Key the answer is 400 IDEMPOTENCY_KEY_REQUIRED and nothing is created")
     func keyRequired() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (_, token) = try await server.makeDevice()
 
@@ -68,7 +68,7 @@ struct OrdersTests {
 
     @Test("Invalid bodies are 400 VALIDATION_FAILED naming the field; the key stays unused")
     func validation() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (_, token) = try await server.makeDevice()
         let cases = [
@@ -94,7 +94,7 @@ struct OrdersTests {
 
     @Test("A second request with a key whose first is still in flight gets 409 REQUEST_IN_PROGRESS; the first then commits")
     func concurrentSameKey() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (_, token) = try await server.makeDevice()
         // Holding the sequence counter keeps the first request in flight: it claims the key,
@@ -117,7 +117,7 @@ struct OrdersTests {
 
     @Test("A request that dies in flight leaves nothing behind: its key is free for the retry")
     func crashedRequestReleasesKey() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (_, token) = try await server.makeDevice()
         let blocker = try CounterLock(server.database)
@@ -135,7 +135,7 @@ struct OrdersTests {
 
     @Test("A dispatcher confirms with 200; a field user or supervisor gets 403; twice is 409 ORDER_NOT_SUBMITTED; unknown is 404")
     func confirm() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (_, ana) = try await server.makeDevice()
         let (_, sue) = try await server.makeDevice(role: .supervisor)
@@ -162,7 +162,7 @@ struct OrdersTests {
 
     @Test("An admin rejects with a reason, which the order carries; a reason is required")
     func reject() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (_, ana) = try await server.makeDevice()
         let (_, adam) = try await server.makeDevice(role: .admin, team: nil)
@@ -183,7 +183,7 @@ struct OrdersTests {
 
     @Test("The confirmation reaches the orderer's next pull as a change with a new serverSeq")
     func confirmationReachesPull() async throws {
-        let server = try TestServer.start()
+        let server = try await TestServer.start()
         defer { server.stop() }
         let (_, ana) = try await server.makeDevice()
         let (_, dora) = try await server.makeDevice(role: .dispatcher, team: nil)

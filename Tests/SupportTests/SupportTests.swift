@@ -1,7 +1,8 @@
 import Foundation
-@testable import Support
 import Synchronization
 import Testing
+
+@testable import Support
 
 /// A hand-advanced clock for time-dependent rules.
 final class ManualClock: Sendable {

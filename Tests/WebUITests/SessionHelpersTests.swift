@@ -6,10 +6,12 @@ import Testing
 
 @Suite("Redirect targets and cookies")
 struct SessionHelpersTests {
-    @Test("Only local paths are accepted as the place to return to after sign-in", arguments: [
-        ("/admin/users?q=1", true), ("/", true), ("//evil.example/x", false), ("https://evil.example", false),
-        ("/\\evil.example", false), ("evil", false), ("/admin\r\nSet-Cookie: x=1", false), ("", false),
-    ])
+    @Test(
+        "Only local paths are accepted as the place to return to after sign-in",
+        arguments: [
+            ("/admin/users?q=1", true), ("/", true), ("//evil.example/x", false), ("https://evil.example", false),
+            ("/\\evil.example", false), ("evil", false), ("/admin\r\nSet-Cookie: x=1", false), ("", false),
+        ])
     func localPaths(candidate: String, accepted: Bool) {
         #expect((SafeRedirect.localPath(candidate) != nil) == accepted)
     }

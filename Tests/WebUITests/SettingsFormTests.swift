@@ -36,11 +36,13 @@ struct SettingsFormTests {
         #expect(updated?.maintenanceMode == false)
     }
 
-    @Test("Each invalid field gets its own message and the typed text is kept", arguments: [
-        ("minSupportedAppVersion", "two"), ("hardMinimumAppVersion", "1.x"), ("opResultRetentionDays", "29"),
-        ("tombstoneRetentionDays", "10"), ("uploadSessionHours", "0"), ("localRetentionDays", "abc"),
-        ("maxAttachmentBytes", "0"), ("maxOpsPerPush", "5000"), ("maxPullLimit", "501"), ("maintenanceRetryAfterSeconds", "-1"),
-    ])
+    @Test(
+        "Each invalid field gets its own message and the typed text is kept",
+        arguments: [
+            ("minSupportedAppVersion", "two"), ("hardMinimumAppVersion", "1.x"), ("opResultRetentionDays", "29"),
+            ("tombstoneRetentionDays", "10"), ("uploadSessionHours", "0"), ("localRetentionDays", "abc"),
+            ("maxAttachmentBytes", "0"), ("maxOpsPerPush", "5000"), ("maxPullLimit", "501"), ("maintenanceRetryAfterSeconds", "-1"),
+        ])
     func invalidField(key: String, input: String) {
         var form = submit([key: input])
         #expect(form.validated(over: ServerSettings()) == nil)

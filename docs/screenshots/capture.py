@@ -7,12 +7,15 @@ Usage (against a running server, e.g. `fieldsync serve --port 8099`):
     python3 docs/screenshots/capture.py --base http://127.0.0.1:8099 \
         --password "$FIELDSYNC_ADMIN_PASSWORD" [--seed]
 
---seed first creates demo users through the back-office forms and signs demo
-devices in through the device API, so the pages have something to show.
+--seed first creates demo users through the back-office forms, signs demo
+devices in through the device API and pushes field work from them (including
+two conflicts that need review, a held op and rejected ones), so the pages have
+something to show.
 Pictures are written next to this script.
 """
 
 import argparse
+import datetime
 import json
 import os
 import shutil
@@ -57,9 +60,11 @@ def sign_in(driver, base, username, password):
 
 def shoot(driver, name, full_page=True):
     if full_page:
-        width = driver.get_window_size()["width"]
+        # Grow the window until the viewport holds the whole document.
+        size = driver.get_window_size()
+        chrome = size["height"] - driver.execute_script("return window.innerHeight")
         height = driver.execute_script("return document.documentElement.scrollHeight")
-        driver.set_window_size(width, max(height, 900))
+        driver.set_window_size(size["width"], max(height + chrome, 900))
     path = os.path.join(HERE, name + ".png")
     driver.save_screenshot(path)
     print("wrote", path)
@@ -76,14 +81,106 @@ def seed(driver, base):
         driver.find_element(By.NAME, "password").send_keys(DEMO_PASSWORD)
         driver.find_element(By.CSS_SELECTOR, "#new-user button[type=submit]").click()
         WebDriverWait(driver, 10).until(lambda d: "/admin/users/" in d.current_url)
+    driver.get(base + "/admin/devices")
+    listed = driver.page_source
+    devices = {}
     for index, (username, role, _) in enumerate(DEMO_USERS):
-        if role != "field":
+        if role != "field" or f"dev-{4410 + index}" in listed:
             continue
-        body = json.dumps({"username": username, "password": DEMO_PASSWORD, "deviceId": f"dev-{4410 + index}",
-                           "platform": "android" if index % 2 else "ios", "appVersion": f"2.{3 + index % 2}.0"})
-        request = urllib.request.Request(base + "/v1/auth/token", data=body.encode(), method="POST",
-                                         headers={"Content-Type": "application/json"})
-        urllib.request.urlopen(request).read()
+        version = "2.1.0" if username == "farid.haddad" else f"2.{3 + index % 2}.0"
+        devices[username] = Device(base, username, f"dev-{4410 + index}", "android" if index % 2 else "ios", version)
+    if devices:
+        push_field_work(devices)
+    driver.get(base + "/admin/settings")
+    if "No changes yet" in driver.page_source:
+        for name, value in (("minSupportedAppVersion", "2.2.0"), ("maxOpsPerPush", "40")):
+            field = driver.find_element(By.NAME, name)
+            field.clear()
+            field.send_keys(value)
+        driver.find_element(By.CSS_SELECTOR, ".form-footer button[type=submit]").click()
+        WebDriverWait(driver, 10).until(lambda d: "notice=" in d.current_url)
+
+
+class Device:
+    """A demo device signed in through the device API, numbering its ops 1, 2, 3…"""
+
+    def __init__(self, base, username, device_id, platform, version):
+        self.base, self.device_id, self.version, self.seq = base, device_id, version, 0
+        body = {"username": username, "password": DEMO_PASSWORD, "deviceId": device_id, "platform": platform, "appVersion": version}
+        self.token = self.call("/v1/auth/token", body)["token"]
+
+    def call(self, path, body):
+        headers = {"Content-Type": "application/json", "X-App-Version": self.version, "X-Device-Id": self.device_id}
+        if getattr(self, "token", None):
+            headers["Authorization"] = "Bearer " + self.token
+        request = urllib.request.Request(self.base + path, data=json.dumps(body).encode(), method="POST", headers=headers)
+        return json.loads(urllib.request.urlopen(request).read())
+
+    def push(self, kind, collection, record_id, values=None, base=None, old=None, seq=None):
+        self.seq = seq or self.seq + 1
+        old = old or {}
+        op = {"opId": f"{self.device_id}-{self.seq}", "clientSeq": self.seq, "collection": collection, "recordId": record_id,
+              "type": kind, "baseServerSeq": base, "occurredAt": datetime.datetime.now(datetime.timezone.utc)
+              .replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+              "fields": {name: {"old": old.get(name), "new": value} for name, value in (values or {}).items()}}
+        result = self.call("/v1/sync/push", {"deviceId": self.device_id, "schemaVersion": 3, "ops": [op]})["results"][0]
+        return result.get("serverSeq")
+
+
+def push_field_work(devices):
+    """Field work from the demo devices: records, edits, two review conflicts, a held op and rejected ones."""
+    ana, bruno = devices["ana.silva"], devices["bruno.costa"]
+    carla, farid = devices["carla.mendes"], devices["farid.haddad"]
+    report = {"assignmentId": "as-118", "answers": {"boiler_pressure": "1.4 bar", "leak_visible": "no", "signed_by": "J. Pereira"}}
+    created = ana.push("create", "reports", "rep-2041", report)
+    ana.push("create", "jobs", "job-4471", {"title": "Replace boiler valve", "status": "in_progress", "labor_minutes": 90})
+    ana.push("create", "visits", "visit-3310", {"siteId": "site-77", "notes": "Gate code 4412"})
+    bruno.push("update", "reports", "rep-2041", {"answers": {"boiler_pressure": "1.1 bar", "leak_visible": "yes",
+                                                             "signed_by": "J. Pereira"}}, base=created)
+    ana.push("update", "reports", "rep-2041", {"answers": {"boiler_pressure": "1.4 bar", "leak_visible": "no",
+                                                           "signed_by": "M. Sousa"}, "photos": ["att-5501", "att-5502"]},
+             base=created, old={"answers": report["answers"]})
+    south = {"assignmentId": "as-204", "answers": {"meter_reading": "20417", "seal_intact": "yes"}}
+    created = carla.push("create", "reports", "rep-2077", south)
+    farid.push("update", "reports", "rep-2077", {"answers": {"meter_reading": "20471", "seal_intact": "yes"}}, base=created)
+    carla.push("update", "reports", "rep-2077", {"answers": {"meter_reading": "20417", "seal_intact": "no"}},
+               base=created, old={"answers": south["answers"]})
+    carla.push("create", "part_usage", "pu-881", {"job_id": "job-5120", "sku": "VALVE-22", "qty": 2})
+    carla.push("update", "jobs", "job-9999", {"status": "complete"}, base=1)
+    farid.push("create", "jobs", "job-5120", {"title": "Meter swap", "labor_minutes": -5})
+    farid.push("update", "jobs", "job-5120", {"notes": "Customer away"}, base=1, seq=farid.seq + 2)
+
+
+def supervisor_pages(driver, base):
+    """The dashboard of a team supervisor, and the page they get for an admin-only area."""
+    driver.set_window_size(1280, 900)
+    driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
+    WebDriverWait(driver, 10).until(lambda d: "/login" in d.current_url)
+    supervisor = next(name for name, role, _ in DEMO_USERS if role == "supervisor")
+    sign_in(driver, base, supervisor, DEMO_PASSWORD)
+    shoot(driver, "dashboard-supervisor", full_page=False)
+    driver.get(base + "/admin/sync")
+    shoot(driver, "sync-supervisor", full_page=False)
+    driver.get(base + "/admin/settings")
+    shoot(driver, "forbidden", full_page=False)
+
+
+def conflict_pages(driver, base):
+    """A conflict before and after it is resolved field by field."""
+    driver.set_window_size(1280, 900)
+    driver.get(base + "/admin/conflicts")
+    links = driver.find_elements(By.LINK_TEXT, "rep-2041")
+    if not links:
+        return  # resolved by an earlier run
+    links[0].click()
+    shoot(driver, "conflict")
+    driver.find_element(By.CSS_SELECTOR, "input[name='pick.answers'][value=device]").click()
+    driver.find_element(By.CSS_SELECTOR, "input[name='pick.photos'][value=device]").click()
+    driver.set_window_size(1280, 900)
+    shoot(driver, "conflict-choosing")
+    driver.find_element(By.CSS_SELECTOR, ".compare-form button[type=submit]").click()
+    WebDriverWait(driver, 10).until(lambda d: "notice=resolved" in d.current_url)
+    shoot(driver, "conflict-resolved")
 
 
 def main():
@@ -102,11 +199,14 @@ def main():
         if args.seed:
             seed(driver, args.base)
         pages = [("dashboard", "/admin"), ("users", "/admin/users"), ("devices", "/admin/devices"),
-                 ("settings", "/admin/settings")]
+                 ("settings", "/admin/settings"), ("conflicts", "/admin/conflicts"), ("sync", "/admin/sync"),
+                 ("sync-device", "/admin/sync/devices/dev-4412"), ("sync-record", "/admin/sync/records/reports/rep-2041"),
+                 ("team", "/admin/team?team=north")]
         for name, path in pages:
             driver.set_window_size(1280, 900)
             driver.get(args.base + path)
             shoot(driver, name)
+        conflict_pages(driver, args.base)
         driver.set_window_size(1280, 900)
         driver.get(args.base + "/admin/users")
         driver.find_element(By.LINK_TEXT, DEMO_USERS[0][0]).click()
@@ -124,6 +224,8 @@ def main():
         driver.set_window_size(820, 1180)
         driver.get(args.base + "/admin")
         shoot(driver, "dashboard-tablet", full_page=False)
+        if args.seed or driver.find_elements(By.LINK_TEXT, "Users & devices"):
+            supervisor_pages(driver, args.base)
     finally:
         driver.quit()
 

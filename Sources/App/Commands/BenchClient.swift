@@ -62,3 +62,18 @@ func measureMilliseconds(_ body: () throws -> Void) rethrows -> Double {
     try body()
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
 }
+
+/// Runs `body(0..<count)` on `count` threads of their own at once and waits for all.
+/// (`DispatchQueue.concurrentPerform` would run only one per core: simulated devices must
+/// overlap the way real ones do.)
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        Thread {
+            body(index)
+            group.leave()
+        }.start()
+    }
+    group.wait()
+}

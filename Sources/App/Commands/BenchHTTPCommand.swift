@@ -11,7 +11,7 @@ struct BenchHTTPCommand: Command {
     let usage = """
         Usage: fieldsync bench http [--duration 10] [--connections 32] [--threads 2]
 
-        Starts FieldSync on a throwaway embedded PostgreSQL (or DATABASE_URL) on a free
+        Starts FieldSync on a throwaway embedded PostgreSQL (never DATABASE_URL) on a free
         loopback port, then runs wrk against GET /v1/health (no auth, database status
         cached for a second) and against GET /v1/config with a device token. Prints
         requests/s and p50/p99 latency. Needs wrk (apt-get install wrk).
@@ -51,6 +51,9 @@ final class BenchServer: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-bench-\(UUID().uuidString)")
         var configuration = try AppConfiguration.load(arguments: try CommandLineArguments([], valueOptions: []), environment: environment)
         configuration.dataDirectory = directory
+        // Always a throwaway embedded cluster: a benchmark never writes users into a real database.
+        configuration.databaseURL = nil
+        configuration.database = nil
         configuration.port = 0
         configuration.adminPassword = "bench-admin-password"
         let logger = Logger(label: "fieldsync.bench", level: .warning)

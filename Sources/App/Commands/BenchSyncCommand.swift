@@ -52,7 +52,7 @@ struct BenchSyncCommand: Command {
         let latencies = Mutex(Latencies())
         let failures = Mutex<[String]>([])
         let seconds = measureMilliseconds {
-            DispatchQueue.concurrentPerform(iterations: pushers.count) { index in
+            onThreads(pushers.count) { index in
                 do {
                     let local = try pushers[index].push(batches: batches)
                     latencies.withLock { $0.add(contentsOf: local) }

@@ -3,10 +3,6 @@ import Foundation
 import Support
 import Synchronization
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// `fieldsync bench upload`: attachment upload throughput and the server's memory while
 /// several devices upload large files.
 struct BenchUploadCommand: Command {
@@ -40,20 +36,24 @@ struct BenchUploadCommand: Command {
         settings.deviceRequestBurst = 1_000_000
         settings.maxAttachmentBytes = max(settings.maxAttachmentBytes, megabytes << 20)
         try bench.application.services.settings.update(settings, by: nil)
-        let client = ChunkClient(base: "http://127.0.0.1:\(bench.application.port)")
+        let client = ChunkClient(port: bench.application.port)
         print("FieldSync upload benchmark: \(megabytes) MB files in \(chunkBytes >> 10) KiB chunks, durable writes, loopback HTTP")
 
         let single = try upload(devices: makeDevices(bench, count: 1, megabytes: megabytes, chunkBytes: chunkBytes), client: client)
-        print(String(format: "1 client: chunks %.0f MB/s, including finalize %.0f MB/s (finalize %.0f ms)",
-                     single.chunkRate, single.totalRate, single.finalizeMilliseconds))
+        print(
+            String(
+                format: "1 client: chunks %.0f MB/s, including finalize %.0f MB/s (finalize %.0f ms)",
+                single.chunkRate, single.totalRate, single.finalizeMilliseconds))
 
         let devices = try makeDevices(bench, count: clients, megabytes: megabytes, chunkBytes: chunkBytes)
         let before = try MemoryStatus.resetPeak()
         let parallel = try upload(devices: devices, client: client)
         let peak = try MemoryStatus.read().peak
         print(String(format: "%d clients: aggregate chunks %.0f MB/s, including finalize %.0f MB/s", clients, parallel.chunkRate, parallel.totalRate))
-        print(String(format: "resident memory: %.1f MB before, high-water %.1f MB during: growth %.1f MB",
-                     Double(before) / 1024, Double(peak) / 1024, Double(peak - before) / 1024))
+        print(
+            String(
+                format: "resident memory: %.1f MB before, high-water %.1f MB during: growth %.1f MB",
+                Double(before) / 1024, Double(peak) / 1024, Double(peak - before) / 1024))
         return 0
     }
 
@@ -66,13 +66,11 @@ struct BenchUploadCommand: Command {
     }
 
     /// Uploads every device's file at once; rates are megabytes over wall-clock seconds.
-    private func upload(devices: [UploadingDevice], client: ChunkClient) throws
-        -> (chunkRate: Double, totalRate: Double, finalizeMilliseconds: Double)
-    {
+    private func upload(devices: [UploadingDevice], client: ChunkClient) throws -> UploadRates {
         let failures = Mutex<[String]>([])
         let chunkPhase = Mutex(0.0), finalizePhase = Mutex(0.0)
         let total = measureMilliseconds {
-            DispatchQueue.concurrentPerform(iterations: devices.count) { index in
+            onThreads(devices.count) { index in
                 do {
                     let (chunks, finalize) = try devices[index].upload(client: client)
                     chunkPhase.withLock { $0 = max($0, chunks) }
@@ -84,8 +82,17 @@ struct BenchUploadCommand: Command {
         }
         if let failure = failures.withLock({ $0.first }) { throw CommandError("upload failed: \(failure)") }
         let megabytes = Double(devices.reduce(0) { $0 + $1.totalBytes }) / 1_048_576
-        return (megabytes / (chunkPhase.withLock { $0 } / 1000), megabytes / (total / 1000), finalizePhase.withLock { $0 })
+        return UploadRates(
+            chunkRate: megabytes / (chunkPhase.withLock { $0 } / 1000), totalRate: megabytes / (total / 1000),
+            finalizeMilliseconds: finalizePhase.withLock { $0 })
     }
+}
+
+/// Megabytes per second over the chunk phase and over the whole upload, and the slowest finalize.
+private struct UploadRates {
+    let chunkRate: Double
+    let totalRate: Double
+    let finalizeMilliseconds: Double
 }
 
 /// One device with a file of pseudo-random bytes (different for every device, so nothing
@@ -149,38 +156,97 @@ private final class UploadingDevice: Sendable {
     }
 }
 
-/// A blocking client for chunk uploads: one request at a time per calling thread.
+/// A blocking HTTP/1.1 client for chunk uploads: one keep-alive loopback connection per
+/// calling thread (devices upload one chunk at a time), so the figures are the server's and
+/// not those of a client stack's thread hops.
 private final class ChunkClient: Sendable {
-    private let base: String
-    private let session: URLSession
+    private let port: Int
+    /// One connection per thread, opened on first use.
+    private let connections = Mutex<[UInt64: LoopbackConnection]>([:])
 
-    init(base: String) {
-        self.base = base
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = 64
-        session = URLSession(configuration: configuration)
+    init(port: Int) {
+        self.port = port
     }
 
     /// Sends a request and throws unless the answer is 200.
     func expect200(_ method: String, _ path: String, token: String, body: Data?, chunkSHA256: String? = nil) throws {
-        var request = URLRequest(url: URL(string: base + path)!)
-        request.httpMethod = method
-        request.httpBody = body
-        request.setValue(chunkSHA256 == nil ? "application/json" : "application/octet-stream", forHTTPHeaderField: "Content-Type")
-        request.setValue(chunkSHA256, forHTTPHeaderField: "X-Chunk-SHA256")
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        let done = DispatchSemaphore(value: 0)
-        // Written by the completion handler before `signal()`, read after `wait()`.
-        nonisolated(unsafe) var outcome: Result<Int, any Error> = .failure(CommandError("no answer"))
-        nonisolated(unsafe) var answer = Data()
-        session.dataTask(with: request) { data, response, error in
-            outcome = error.map { .failure($0) } ?? .success((response as? HTTPURLResponse)?.statusCode ?? 0)
-            answer = data ?? Data()
-            done.signal()
-        }.resume()
-        done.wait()
-        let status = try outcome.get()
-        guard status == 200 else { throw CommandError("\(method) \(path) answered \(status): \(String(decoding: answer.prefix(300), as: UTF8.self))") }
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+        head += "Content-Type: \(chunkSHA256 == nil ? "application/json" : "application/octet-stream")\r\n"
+        if let chunkSHA256 { head += "X-Chunk-SHA256: \(chunkSHA256)\r\n" }
+        head += "Content-Length: \(body?.count ?? 0)\r\n\r\n"
+        let connection = try connections.withLock { table in
+            let thread = UInt64(pthread_self())
+            if let open = table[thread] { return open }
+            let open = try LoopbackConnection(port: port)
+            table[thread] = open
+            return open
+        }
+        let (status, answer) = try connection.exchange(Data(head.utf8) + (body ?? Data()))
+        guard status == 200 else {
+            throw CommandError("\(method) \(path) answered \(status): \(String(decoding: answer.prefix(300), as: UTF8.self))")
+        }
+    }
+}
+
+/// One TCP connection to 127.0.0.1 that owns its socket. Used by one thread at a time
+/// (`ChunkClient` keeps one per thread), hence unchecked Sendable.
+private final class LoopbackConnection: @unchecked Sendable {
+    private let descriptor: Int32
+    private var buffer = Data()
+
+    init(port: Int) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw CommandError("socket: errno \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw CommandError("connect: errno \(errno)")
+        }
+        // Request and body go out in one write; no reason to wait for acknowledgements.
+        var on: Int32 = 1
+        setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Writes `request` and reads one response whose body has a `Content-Length`.
+    func exchange(_ request: Data) throws -> (status: Int, body: Data) {
+        try request.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let sent = send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                guard sent > 0 else { throw CommandError("send: errno \(errno)") }
+                offset += sent
+            }
+        }
+        let separator = Data("\r\n\r\n".utf8)
+        while buffer.range(of: separator) == nil { try fill() }
+        let headEnd = buffer.range(of: separator)!
+        let head = String(decoding: buffer[..<headEnd.lowerBound], as: UTF8.self).lowercased()
+        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+        let length =
+            head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+        buffer.removeSubrange(..<headEnd.upperBound)
+        while buffer.count < length { try fill() }
+        let body = buffer.prefix(length)
+        buffer.removeSubrange(..<length)
+        return (status, Data(body))
+    }
+
+    private func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let count = recv(descriptor, &chunk, chunk.count, 0)
+        guard count > 0 else { throw CommandError("the server closed the connection") }
+        buffer.append(contentsOf: chunk[0..<count])
     }
 }
 

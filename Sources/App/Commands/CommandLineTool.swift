@@ -23,7 +23,8 @@ public struct CommandLineTool: Sendable {
                 print(overview)
                 return 0
             }
-            printError("unknown command \"\(words.prefix { !$0.hasPrefix("-") }.joined(separator: " "))\"\n\n\(overview)")
+            let named = words.prefix { !$0.hasPrefix("-") }
+            printError("unknown command \"\((named.isEmpty ? [words[0]] : named).joined(separator: " "))\"\n\n\(overview)")
             return 64
         }
         do {

@@ -27,6 +27,9 @@ struct ServeCommand: Command {
         let logger = Logger(label: "fieldsync", level: configuration.logLevel)
         let signal = ShutdownSignal()
         let application = try Application.start(configuration, logger: logger)
+        // Under a service manager standard output is a pipe or a file, which C buffers in
+        // blocks: without this the one-time admin password would only appear at exit.
+        fflush(nil)
         signal.wait()
         application.shutdown()
         return 0

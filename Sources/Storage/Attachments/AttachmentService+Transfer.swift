@@ -4,25 +4,47 @@ import SyncEngine
 extension AttachmentService {
     // MARK: - Chunks
 
-    /// Verifies a received chunk and stores it durably; re-sending a stored chunk replaces it
-    /// with identical bytes, and a chunk for a complete session is accepted without writing.
+    /// Verifies a received chunk and writes it durably to its place in the session's file;
+    /// re-sending a stored chunk rewrites identical bytes, and a chunk for a complete session
+    /// is accepted without writing.
     ///
     /// The checks run before anything is written: index in range, exact size (every chunk is
     /// `chunkBytes` long except the last, which holds the rest), then the SHA-256 against
     /// the header and the registered digest.
+    ///
+    /// The session row is held with `FOR KEY SHARE` from the check to the commit: chunks of
+    /// one session may be written side by side, but never while a finalize (`FOR UPDATE`)
+    /// verifies and moves the file, nor into a session being swept or restarted. Without it
+    /// a chunk written during finalize could alter a blob after its digest was checked.
     /// - Parameters:
-    ///   - body: The request body file; moved into the chunk store on success.
+    ///   - body: The request body file; copied into the session's file on success.
     ///   - claimedSHA256: The `X-Chunk-SHA256` header, lowercase hex.
     /// - Throws: `AttachmentError` `.sessionNotFound`, `.sessionExpired`, `.invalid`, `.chunkChecksumMismatch`.
     public func storeChunk(attId: String, index: Int, body: URL, claimedSHA256: String, deviceId: String) throws {
-        let session = try liveSession(attId: attId, deviceId: deviceId)
-        guard session.status == .uploading else { return }
-        let declaration = session.declaration
+        let hours = try settings.current().uploadSessionHours
+        try store.transaction { tx in
+            // The chunk's bytes are flushed before its row is written, and losing the row in a
+            // crash only makes the session list the chunk as missing, so the device re-sends
+            // it: this commit need not wait for the WAL flush (one disk flush per chunk).
+            try tx.connection.execute("SET LOCAL synchronous_commit TO off")
+            guard let session = try tx.session(deviceId: deviceId, attId: attId, lock: .keyShare) else {
+                throw AttachmentError.sessionNotFound
+            }
+            guard session.status == .uploading else { return }
+            guard !session.isExpired else { throw AttachmentError.sessionExpired }
+            let digest = try Self.verify(body, as: index, of: session.declaration, claimedSHA256: claimedSHA256)
+            try chunks.write(body, session: session.id, at: Int64(index) * Int64(session.declaration.chunkBytes))
+            try tx.recordChunk(index, of: session.id, sha256: digest, size: session.declaration.expectedSize(ofChunk: index), hours: hours)
+        }
+    }
+
+    /// Checks a chunk's index, size and SHA-256; returns the digest.
+    private static func verify(_ body: URL, as index: Int, of declaration: UploadDeclaration, claimedSHA256: String) throws -> String {
         guard (0..<declaration.chunkCount).contains(index) else {
             throw AttachmentError.invalid(field: "index", message: "index must be 0...\(declaration.chunkCount - 1)")
         }
-        let (actual, size) = try FileDigest.sha256(of: body)
         let expected = declaration.expectedSize(ofChunk: index)
+        let (actual, size) = try FileDigest.sha256(of: body)
         guard size == Int64(expected) else {
             let problem = size > Int64(declaration.chunkBytes) ? "is longer than chunkBytes" : "must be \(expected) bytes"
             throw AttachmentError.invalid(field: "body", message: "chunk \(index) \(problem), got \(size)")
@@ -30,28 +52,13 @@ extension AttachmentService {
         for digest in [claimedSHA256, declaration.chunkSha256?[index]].compactMap({ $0 }) where digest != actual {
             throw AttachmentError.chunkChecksumMismatch(expected: digest, actual: actual)
         }
-        let hours = try settings.current().uploadSessionHours
-        try store.transaction { tx in
-            // The chunk row is what makes a chunk count, and it is written only after the
-            // bytes are flushed. Losing the row in a crash is harmless: the session then lists
-            // the chunk as missing and the device re-sends it. So this commit skips the WAL
-            // flush, leaving one disk flush per chunk (the file's).
-            try tx.connection.execute("SET LOCAL synchronous_commit TO off")
-            guard let current = try tx.session(deviceId: deviceId, attId: attId, lock: true), current.id == session.id else {
-                throw AttachmentError.sessionExpired  // swept or restarted while the chunk was verified
-            }
-            guard current.status == .uploading else { return }
-            guard !current.isExpired else { throw AttachmentError.sessionExpired }
-            try chunks.store(body, session: session.id, index: index)
-            try tx.recordChunk(index, of: session.id, sha256: actual, size: expected)
-            try tx.touch(session.id, hours: hours)
-        }
+        return actual
     }
 
     // MARK: - Finalize
 
-    /// Reassembles the chunks, verifies the whole file and stores it as a blob (once per
-    /// SHA-256), completes the session, writes `attachment.completed` and then tells the
+    /// Verifies the whole file (assembled in place as the chunks arrived) and stores it as a
+    /// blob (once per SHA-256), completes the session, writes `attachment.completed` and then tells the
     /// listener. Finalizing a complete session answers the same again.
     /// - Parameter chunkSHA256: Per-chunk digests sent with finalize; they take precedence
     ///   over those of the registration when a mismatch has to be traced to chunks.
@@ -60,7 +67,7 @@ extension AttachmentService {
     ///   `.chunksMissing`, `.fileChecksumMismatch` (the suspect chunks are dropped).
     public func finalize(attId: String, chunkSHA256: [String]?, deviceId: String) throws -> String {
         let outcome = try store.transaction { tx -> (session: UploadSession, suspects: [Int]?) in
-            guard let session = try tx.session(deviceId: deviceId, attId: attId, lock: true) else {
+            guard let session = try tx.session(deviceId: deviceId, attId: attId, lock: .update) else {
                 throw AttachmentError.sessionNotFound
             }
             if session.status == .complete { return (session, nil) }
@@ -68,18 +75,15 @@ extension AttachmentService {
             let reference = try chunkSHA256.map { try UploadDeclaration.chunkDigests($0, count: session.declaration.chunkCount) }
             return try assemble(session, reference: reference ?? session.declaration.chunkSha256, in: tx)
         }
-        if let suspects = outcome.suspects {
-            chunks.remove(suspects, of: outcome.session.id)
-            throw AttachmentError.fileChecksumMismatch(suspects: suspects)
-        }
+        if let suspects = outcome.suspects { throw AttachmentError.fileChecksumMismatch(suspects: suspects) }
         chunks.removeSession(outcome.session.id)
         announce(attId: attId, deviceId: deviceId)
         return outcome.session.declaration.sha256
     }
 
-    /// Concatenates every chunk into one file inside the session folder and hands it to the
-    /// blob store, which verifies the SHA-256. On a mismatch the suspect chunks are forgotten
-    /// (the transaction still commits) and returned.
+    /// Hands the session's file, assembled as the chunks arrived, to the blob store, which
+    /// verifies the SHA-256 and moves it in. On a mismatch the suspect chunks are forgotten
+    /// (the transaction still commits; their bytes are overwritten when re-sent) and returned.
     private func assemble(_ session: UploadSession, reference: [String]?, in tx: AttachmentTransaction) throws
         -> (session: UploadSession, suspects: [Int]?)
     {
@@ -87,12 +91,11 @@ extension AttachmentService {
         let stored = try tx.chunks(of: session.id)
         let missing = Set(0..<declaration.chunkCount).subtracting(stored.map(\.index)).sorted()
         guard missing.isEmpty else { throw AttachmentError.chunksMissing(missing) }
-        let assembled = chunks.assemblyFile(of: session.id)
-        // Gone already when the blob store moved it in; removed here on every other path.
-        defer { unlink(assembled.path) }
-        try DurableFiles.concatenate((0..<declaration.chunkCount).map { chunks.chunk($0, of: session.id) }, into: assembled)
+        let assembled = chunks.file(of: session.id)
+        // A finalize whose commit failed after the move left no file, but the blob: not moved again.
+        let movedBefore = try !FileManager.default.fileExists(atPath: assembled.path) && blobs.exists(declaration.sha256)
         do {
-            _ = try blobs.put(assembled, sha256: declaration.sha256)
+            if !movedBefore { _ = try blobs.put(assembled, sha256: declaration.sha256) }
         } catch BlobStoreError.checksumMismatch {
             let differing = reference.map { list in stored.filter { $0.sha256 != list[$0.index] }.map(\.index) } ?? []
             // No list, or a list that matches every chunk yet not the file: any chunk may be wrong.
@@ -142,7 +145,7 @@ extension AttachmentService {
     /// The caller's session, open or complete.
     /// - Throws: `.sessionNotFound` or `.sessionExpired`.
     private func liveSession(attId: String, deviceId: String) throws -> UploadSession {
-        guard let session = try store.read({ try $0.session(deviceId: deviceId, attId: attId, lock: false) }) else {
+        guard let session = try store.read({ try $0.session(deviceId: deviceId, attId: attId, lock: nil) }) else {
             throw AttachmentError.sessionNotFound
         }
         guard !session.isExpired else { throw AttachmentError.sessionExpired }

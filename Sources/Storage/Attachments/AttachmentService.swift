@@ -66,7 +66,7 @@ public final class AttachmentService: Sendable {
         let outcome = try store.transaction { tx -> (state: UploadState, discarded: [UUID], deduplicated: Bool) in
             try tx.lockDevice(principal.deviceId)
             var discarded = try tx.deleteExpired(limit: Self.sweepBatch)
-            if let existing = try tx.session(deviceId: principal.deviceId, attId: declaration.attId, lock: true) {
+            if let existing = try tx.session(deviceId: principal.deviceId, attId: declaration.attId, lock: .update) {
                 if let resumed = try resume(existing, as: declaration, hours: limits.uploadSessionHours, in: tx) {
                     return (resumed, discarded, false)
                 }

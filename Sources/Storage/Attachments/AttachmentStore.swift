@@ -7,7 +7,7 @@ import SyncEngine
 /// ```swift
 /// let store = AttachmentStore(database: client)
 /// let ready = try store.finalized(among: ["att-1", "att-2"], deviceId: "dev-8842")
-/// let session = try store.transaction { try $0.session(deviceId: "dev-8842", attId: "att-1", lock: true) }
+/// let session = try store.transaction { try $0.session(deviceId: "dev-8842", attId: "att-1", lock: .update) }
 /// ```
 public struct AttachmentStore: Sendable {
     let database: PostgresClient
@@ -61,11 +61,19 @@ struct AttachmentTransaction {
             "SELECT pg_advisory_xact_lock(hashtextextended(\("fieldsync.attachments.record:" + collection + "/" + recordId), 0))")
     }
 
+    /// How a session row is held until commit.
+    enum RowLock: String {
+        /// Exclusive: registration, finalize, deletion.
+        case update = "FOR UPDATE"
+        /// Shared among chunk writes, excluded by `update` and deletion.
+        case keyShare = "FOR KEY SHARE"
+    }
+
     /// The session of `deviceId` named `attId`; with `lock`, its row stays locked until commit.
-    func session(deviceId: String, attId: String, lock: Bool) throws -> UploadSession? {
+    func session(deviceId: String, attId: String, lock: RowLock?) throws -> UploadSession? {
         try connection.query("""
             SELECT \(unescaped: SessionRow.columns) FROM attachments
-            WHERE device_id = \(deviceId) AND att_id = \(attId) \(unescaped: lock ? "FOR UPDATE" : "")
+            WHERE device_id = \(deviceId) AND att_id = \(attId) \(unescaped: lock?.rawValue ?? "")
             """).first.map(SessionRow.decode)
     }
 
@@ -88,7 +96,6 @@ struct AttachmentTransaction {
 
     /// Records activity on an open session: its expiry moves `hours` ahead. Returns the
     /// updated session (nil when it is no longer open).
-    @discardableResult
     func touch(_ session: UUID, hours: Int) throws -> UploadSession? {
         try connection.query("""
             UPDATE attachments SET last_activity_at = now(), expires_at = now() + make_interval(hours => \(hours))

@@ -18,11 +18,16 @@ extension AttachmentTransaction {
             """).map { StoredChunk(index: try $0.decode("chunk_index"), sha256: try $0.decode("sha256")) }
     }
 
-    /// Records chunk `index` (a re-sent chunk replaces the earlier row).
-    func recordChunk(_ index: Int, of session: UUID, sha256: String, size: Int) throws {
+    /// Records chunk `index` of an open session (a re-sent chunk replaces the earlier row) and
+    /// moves the session's expiry `hours` ahead, in one statement. The plain `UPDATE` takes
+    /// `FOR NO KEY UPDATE`, which other chunk writers' `FOR KEY SHARE` does not block.
+    func recordChunk(_ index: Int, of session: UUID, sha256: String, size: Int, hours: Int) throws {
         try connection.execute("""
-            INSERT INTO attachment_chunks (attachment_id, chunk_index, sha256, size) VALUES (\(session), \(index), \(sha256), \(size))
-            ON CONFLICT (attachment_id, chunk_index) DO UPDATE SET sha256 = excluded.sha256, size = excluded.size, received_at = now()
+            WITH recorded AS (
+                INSERT INTO attachment_chunks (attachment_id, chunk_index, sha256, size) VALUES (\(session), \(index), \(sha256), \(size))
+                ON CONFLICT (attachment_id, chunk_index) DO UPDATE SET sha256 = excluded.sha256, size = excluded.size, received_at = now()
+            )
+            UPDATE attachments SET last_activity_at = now(), expires_at = now() + make_interval(hours => \(hours)) WHERE id = \(session)
             """)
     }
 

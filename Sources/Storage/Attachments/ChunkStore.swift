@@ -1,11 +1,16 @@
 import Foundation
 
-/// Received chunks of upload sessions on disk: `<root>/<session-uuid>/<index>`.
+/// The bytes of open upload sessions: one sparse file per session, `<root>/<session-uuid>`,
+/// holding chunk `i` at offset `i × chunkBytes`.
 ///
-/// Paths are built from the server-generated session UUID and an integer index only, never
-/// from a client-supplied string. A chunk counts as received only once its database row
-/// exists, and the row is written after `store` has flushed the file and its directory, so a
-/// file left half-written by a crash is never trusted (it is overwritten when re-sent).
+/// Writing each verified chunk straight to its place means the finished file is already
+/// assembled: finalize only hashes it and renames it into the blob store, and every byte
+/// reaches the disk once (the request body's temporary file is deleted before write-back).
+/// A chunk counts as received only once its database row exists, and the row is written
+/// after `write` has flushed the bytes, so a region left half-written by a crash is never
+/// trusted; it is overwritten when the chunk is sent again.
+///
+/// Paths are built from the server-generated session UUID only, never from client input.
 public struct ChunkStore: Sendable {
     public let root: URL
 
@@ -15,43 +20,42 @@ public struct ChunkStore: Sendable {
         try DurableFiles.createDirectory(self.root)
     }
 
-    /// Moves the received body `file` into place as chunk `index` (replacing an earlier copy
-    /// of the same chunk) and flushes it there.
-    ///
-    /// Renaming before flushing lets file systems such as ext4 commit the new inode and the
-    /// rename in one journal commit instead of two; it is safe because the chunk only counts
-    /// once its row is written, after this returns.
-    func store(_ file: URL, session: UUID, index: Int) throws {
-        let folder = directory(of: session)
-        try DurableFiles.createDirectory(folder)
-        let destination = chunk(index, of: session)
-        try DurableFiles.rename(file, to: destination)
-        try DurableFiles.sync(destination)
-        try DurableFiles.syncDirectory(folder)
+    /// Copies the verified request body `body` into the session's file at `offset` and
+    /// flushes it (and the directory entry, when this write created the file).
+    func write(_ body: URL, session: UUID, at offset: Int64) throws {
+        let destination = file(of: session)
+        let (output, created) = try Self.openForWriting(destination)
+        let input = try OpenFile(body, flags: O_RDONLY)
+        try DurableFiles.withCopyBuffer { buffer in
+            var position = offset
+            var count = try input.read(into: buffer)
+            while count > 0 {
+                try output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: position)
+                position += Int64(count)
+                count = try input.read(into: buffer)
+            }
+        }
+        try output.syncData()
+        try output.close()
+        if created { try DurableFiles.syncDirectory(root) }
     }
 
-    /// The file of chunk `index`.
-    func chunk(_ index: Int, of session: UUID) -> URL {
-        directory(of: session).appendingPathComponent(String(index), isDirectory: false)
+    /// The session's file: complete once every chunk is recorded.
+    func file(of session: UUID) -> URL {
+        root.appendingPathComponent(session.uuidString.lowercased(), isDirectory: false)
     }
 
-    /// A path inside the session's folder for the reassembled file (so it is on the same file
-    /// system as the chunks, and deleted with them).
-    func assemblyFile(of session: UUID) -> URL {
-        directory(of: session).appendingPathComponent("assembled-\(UUID().uuidString)", isDirectory: false)
-    }
-
-    /// Deletes the listed chunks; missing files are fine.
-    func remove(_ indexes: [Int], of session: UUID) {
-        for index in indexes { unlink(chunk(index, of: session).path) }
-    }
-
-    /// Deletes a session's folder and everything in it; a missing folder is fine.
+    /// Deletes a session's file; a missing file is fine.
     func removeSession(_ session: UUID) {
-        try? FileManager.default.removeItem(at: directory(of: session))
+        unlink(file(of: session).path)
     }
 
-    private func directory(of session: UUID) -> URL {
-        root.appendingPathComponent(session.uuidString.lowercased(), isDirectory: true)
+    /// Opens `url` for writing, creating it when missing; says whether it was created.
+    private static func openForWriting(_ url: URL) throws -> (OpenFile, created: Bool) {
+        do {
+            return (try OpenFile(url, flags: O_WRONLY | O_CREAT | O_EXCL), true)
+        } catch POSIXError.EEXIST {
+            return (try OpenFile(url, flags: O_WRONLY), false)
+        }
     }
 }

@@ -33,51 +33,40 @@ enum DurableFiles {
 
     /// Moves a flushed file to `destination`, replacing any file there, and flushes the
     /// destination directory.
-    static func move(_ source: URL, to destination: URL) throws {
-        try rename(source, to: destination)
-        try syncDirectory(destination.deletingLastPathComponent())
-    }
-
-    /// Renames `source` to `destination`, replacing any file there; nothing is flushed.
     ///
     /// Across file systems (`EXDEV`, e.g. a blob directory on another volume) the bytes are
     /// copied to a hidden sibling of `destination`, flushed and renamed into place, so the
     /// destination still appears atomically; the source is then deleted.
-    static func rename(_ source: URL, to destination: URL) throws {
-        guard Foundation.rename(source.path, destination.path) != 0 else { return }
-        guard errno == EXDEV else { throw POSIXError.current() }
-        let sibling = destination.deletingLastPathComponent().appendingPathComponent(".partial-\(UUID().uuidString)")
-        do {
-            try copy(source, to: sibling)
-            guard Foundation.rename(sibling.path, destination.path) == 0 else { throw POSIXError.current() }
-        } catch {
-            unlink(sibling.path)
-            throw error
+    static func move(_ source: URL, to destination: URL) throws {
+        if rename(source.path, destination.path) != 0 {
+            guard errno == EXDEV else { throw POSIXError.current() }
+            let sibling = destination.deletingLastPathComponent().appendingPathComponent(".partial-\(UUID().uuidString)")
+            do {
+                try copy(source, to: sibling)
+                guard rename(sibling.path, destination.path) == 0 else { throw POSIXError.current() }
+            } catch {
+                unlink(sibling.path)
+                throw error
+            }
+            unlink(source.path)
         }
-        unlink(source.path)
+        try syncDirectory(destination.deletingLastPathComponent())
     }
 
-    /// Appends the bytes of each of `sources` to a new file `destination` and flushes it.
+    /// Copies `source` to a new file `destination` and flushes it.
     /// - Throws: `POSIXError`; `EEXIST` when `destination` exists.
-    static func concatenate(_ sources: [URL], into destination: URL) throws {
+    static func copy(_ source: URL, to destination: URL) throws {
         let output = try OpenFile(destination, flags: O_WRONLY | O_CREAT | O_EXCL)
+        let input = try OpenFile(source, flags: O_RDONLY)
         try withCopyBuffer { buffer in
-            for source in sources {
-                let input = try OpenFile(source, flags: O_RDONLY)
-                var count = try input.read(into: buffer)
-                while count > 0 {
-                    try output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                    count = try input.read(into: buffer)
-                }
+            var count = try input.read(into: buffer)
+            while count > 0 {
+                try output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                count = try input.read(into: buffer)
             }
         }
         try output.sync()
         try output.close()
-    }
-
-    /// Copies `source` to a new file `destination` and flushes it.
-    static func copy(_ source: URL, to destination: URL) throws {
-        try concatenate([source], into: destination)
     }
 
     /// Runs `body` with a 1 MiB scratch buffer: big enough that syscalls do not dominate,

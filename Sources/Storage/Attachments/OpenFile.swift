@@ -46,6 +46,19 @@ final class OpenFile {
         }
     }
 
+    /// Writes all of `bytes` at `offset`, leaving the file offset alone (`pwrite(2)`).
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        var done = 0
+        while done < bytes.count {
+            let count = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw POSIXError.current()
+            }
+            done += count
+        }
+    }
+
     /// The file's size in bytes.
     func size() throws -> Int64 {
         var status = stat()
@@ -59,6 +72,14 @@ final class OpenFile {
     /// Works on read-only descriptors too, which is how directories are flushed.
     func sync() throws {
         while fsync(descriptor) != 0 {
+            if errno != EINTR { throw POSIXError.current() }
+        }
+    }
+
+    /// Like `sync()`, but skips metadata that is not needed to read the data back (such as
+    /// the modification time): `fdatasync(2)`.
+    func syncData() throws {
+        while fdatasync(descriptor) != 0 {
             if errno != EINTR { throw POSIXError.current() }
         }
     }

@@ -66,8 +66,10 @@ public struct UploadDeclaration: Sendable, Hashable {
     }
 
     /// A declaration read back from the database (already validated when registered).
-    init(stored attId: String, recordId: String, collection: String, contentType: String, totalBytes: Int64,
-         chunkBytes: Int, chunkCount: Int, sha256: String, chunkSha256: [String]?) {
+    init(
+        stored attId: String, recordId: String, collection: String, contentType: String, totalBytes: Int64,
+        chunkBytes: Int, chunkCount: Int, sha256: String, chunkSha256: [String]?
+    ) {
         self.attId = attId
         self.recordId = recordId
         self.collection = collection

@@ -19,7 +19,8 @@ extension SettingsStore {
     /// - Parameter limit: How many entries to return at most.
     public func auditTrail(limit: Int = 50) throws -> [SettingAuditEntry] {
         let rows = try database.withConnection { connection in
-            try connection.query("""
+            try connection.query(
+                """
                 SELECT a.changed_at, a.changed_by, u.username, a.key, a.old_value::text AS old_value, a.new_value::text AS new_value
                 FROM settings_audit a LEFT JOIN users u ON u.id = a.changed_by
                 ORDER BY a.changed_at DESC, a.id DESC

@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
-import Synchronization
 import SyncProtocol
+import Synchronization
 
 /// Reads and writes `ServerSettings`, keeping a copy in memory because every sync
 /// call consults it. The copy is refreshed after each local change and whenever
@@ -76,11 +76,13 @@ public final class SettingsStore: Sendable {
     private func store(_ change: SettingChange, by userId: String?, on connection: PostgresConnection) throws {
         let old = PostgresJSON(data: Data(change.old.utf8))
         let new = PostgresJSON(data: Data(change.new.utf8))
-        try connection.execute("""
+        try connection.execute(
+            """
             INSERT INTO settings (key, value, updated_by) VALUES (\(change.key), \(new), \(userId))
             ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now(), updated_by = excluded.updated_by
             """)
-        try connection.execute("""
+        try connection.execute(
+            """
             INSERT INTO settings_audit (changed_by, key, old_value, new_value) VALUES (\(userId), \(change.key), \(old), \(new))
             """)
     }

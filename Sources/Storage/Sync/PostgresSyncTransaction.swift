@@ -34,7 +34,18 @@ final class PostgresSyncTransaction: SyncTransaction {
     }
 
     func lockRecords(_ keys: [RecordKey]) throws -> [StoredRecord] {
+        // FOR UPDATE cannot lock a row that does not exist yet: two pushes creating the same new
+        // record would both decide `create` and the later upsert would overwrite the earlier one.
+        // A transaction-scoped advisory lock per key covers absent rows too; taken in hash order,
+        // so concurrent pushes cannot deadlock on them (the row locks below follow the same keys).
         try connection.query("""
+            SELECT pg_advisory_xact_lock(h) FROM (
+                SELECT DISTINCT hashtextextended(c || '/' || r, 0) AS h
+                FROM unnest(\(keys.map(\.collection))::text[], \(keys.map(\.recordId))::text[]) AS k(c, r)
+                ORDER BY h) locks
+            ORDER BY h
+            """)
+        return try connection.query("""
             SELECT \(unescaped: RecordRow.columns) FROM records
             WHERE (collection, record_id) IN (SELECT * FROM unnest(\(keys.map(\.collection))::text[], \(keys.map(\.recordId))::text[]))
             ORDER BY collection, record_id

@@ -43,9 +43,7 @@ public struct PullStore: Sendable {
             let visible = principal.visibleScopeKeys.map { $0.sorted() }
             var rows = try PullRows.records(after: position, visible: visible, skipTombstonesUpTo: start, limit: limit + 1, on: connection)
             if let keys = visible {
-                // An exit still visible through another key is covered by the record's own row.
                 rows += try PullRows.exits(after: max(position, start ?? 0), keys: keys, limit: limit + 1, on: connection)
-                    .filter { !principal.canSee($0.scopeKeys) }
             }
             rows.sort { $0.seq < $1.seq }
             let consumed = rows.prefix(limit)
@@ -65,8 +63,6 @@ public struct PullStore: Sendable {
 struct PullRow {
     var seq: Int64
     var key: RecordKey
-    /// The record's current scope keys.
-    var scopeKeys: [ScopeKey]
     var json: String
 }
 
@@ -84,7 +80,7 @@ enum PullRows {
                                'tombstone', jsonb_build_object('deletedServerSeq', deleted_seq))
         END::text
         """
-    static let columns = "server_seq, collection, record_id, user_scope, team_scope, \(changeJSON)"
+    static let columns = "server_seq, collection, record_id, \(changeJSON)"
 
     /// Records changed after `position` that the caller sees now, ascending; tombstones made
     /// before an initial sync began are skipped (the device never had them).
@@ -120,24 +116,27 @@ enum PullRows {
             .prefix(limit).map { $0 }
     }
 
-    /// The latest exit after `position` of each record from any of `keys`, with the record's current scope.
+    /// The latest exit after `position` of each record from any of `keys` that the caller no longer sees.
+    ///
+    /// A record still visible through another of the keys is left out before the limit: its own
+    /// row says what changed, and counting it would crowd real exits out of the page while the
+    /// records move the position past them.
     static func exits(after position: Int64, keys: [ScopeKey], limit: Int, on connection: PostgresConnection) throws -> [PullRow] {
         guard !keys.isEmpty else { return [] }
+        let keyTexts = keys.map(\.rawValue)
         return try connection.query("""
-            SELECT e.seq, e.collection, e.record_id, r.user_scope, r.team_scope,
+            SELECT e.seq, e.collection, e.record_id,
                    json_build_object('collection', e.collection, 'recordId', e.record_id, 'serverSeq', e.seq, 'type', 'remove')::text
             FROM (SELECT collection, record_id, max(seq) AS seq FROM scope_exits
-                  WHERE scope_key = ANY(\(keys.map(\.rawValue))::text[]) AND seq > \(position)
-                  GROUP BY collection, record_id ORDER BY seq LIMIT \(limit)) e
+                  WHERE scope_key = ANY(\(keyTexts)::text[]) AND seq > \(position)
+                  GROUP BY collection, record_id) e
             JOIN records r ON r.collection = e.collection AND r.record_id = e.record_id
-            ORDER BY e.seq
+            WHERE NOT (ARRAY[r.user_scope, r.team_scope] && \(keyTexts)::text[])
+            ORDER BY e.seq LIMIT \(limit)
             """).map(decode)
     }
 
     private static func decode(_ row: PostgresRow) throws -> PullRow {
-        let scopes = [try row.decode(3, as: String?.self), try row.decode(4, as: String?.self)].compactMap { $0 }
-        return PullRow(
-            seq: try row.decode(0), key: RecordKey(collection: try row.decode(1), recordId: try row.decode(2)),
-            scopeKeys: scopes.map { ScopeKey(rawValue: $0) }, json: try row.decode(5))
+        PullRow(seq: try row.decode(0), key: RecordKey(collection: try row.decode(1), recordId: try row.decode(2)), json: try row.decode(3))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import SyncEngine
 
 /// The figures on the back-office dashboard, all counted in one round trip.
 public struct DashboardCounts: Sendable, Equatable {
@@ -45,8 +46,11 @@ public final class DashboardStore: Sendable {
     ///   - startOfDay: Where "today" begins for `devicesSyncedToday`.
     public func counts(teamId: String?, startOfDay: Date) throws -> DashboardCounts {
         // Each subquery filters on the team only when one is given (a NULL bind disables it).
+        // Records and conflicts carry scope keys (`team:<id>`), users the bare team id.
+        let teamKey = teamId.map { ScopeKey.team($0).rawValue }
         let rows = try database.withConnection { connection in
-            try connection.query("""
+            try connection.query(
+                """
                 SELECT
                   (SELECT count(*) FROM users u
                      WHERE NOT u.suspended AND (\(teamId)::text IS NULL OR u.team_id = \(teamId))) AS active_users,
@@ -58,11 +62,11 @@ public final class DashboardStore: Sendable {
                   (SELECT count(*) FROM op_log o JOIN users u ON u.id = o.author_id
                      WHERE o.status = 'deferred' AND (\(teamId)::text IS NULL OR u.team_id = \(teamId))) AS ops_deferred,
                   (SELECT count(*) FROM conflicts c
-                     WHERE c.state = 'open' AND (\(teamId)::text IS NULL OR c.team_scope = \(teamId)
+                     WHERE c.state = 'open' AND (\(teamKey)::text IS NULL OR \(teamKey) = ANY(c.scope_keys)
                        OR c.author_id IN (SELECT id FROM users WHERE team_id = \(teamId)))) AS open_conflicts,
                   (SELECT count(*) FROM records r
                      WHERE r.collection = 'orders' AND r.deleted_seq IS NULL AND r.payload->>'status' = 'SUBMITTED'
-                       AND (\(teamId)::text IS NULL OR r.team_scope = \(teamId))) AS orders_submitted
+                       AND (\(teamKey)::text IS NULL OR r.team_scope = \(teamKey))) AS orders_submitted
                 """)
         }
         let row = rows[0]

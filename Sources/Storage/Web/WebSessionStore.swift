@@ -31,7 +31,8 @@ public final class WebSessionStore: Sendable {
     public func create(userId: String, now: Date, expiresAt: Date) throws -> String {
         let id = SecureRandom.token()
         try database.withConnection { connection in
-            _ = try connection.execute("""
+            _ = try connection.execute(
+                """
                 INSERT INTO web_sessions (id_hash, user_id, created_at, last_seen_at, expires_at)
                 VALUES (\(Self.hash(id)), \(userId), \(now), \(now), \(expiresAt))
                 """)
@@ -43,7 +44,8 @@ public final class WebSessionStore: Sendable {
     /// session ended at its absolute expiry, or it was last seen at or before `idleCutoff`.
     public func touch(id: String, now: Date, idleCutoff: Date) throws -> WebSessionRecord? {
         let rows = try database.withConnection { connection in
-            try connection.query("""
+            try connection.query(
+                """
                 UPDATE web_sessions SET last_seen_at = \(now)
                 WHERE id_hash = \(Self.hash(id)) AND expires_at > \(now) AND last_seen_at > \(idleCutoff)
                 RETURNING user_id, created_at, expires_at

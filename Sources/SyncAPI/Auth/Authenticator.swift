@@ -27,7 +27,9 @@ public final class Authenticator: Sendable {
 
     private let accounts: AccountStore
     private let cacheLifetime: Double
-    private let cache = Mutex<[Data: Entry]>([:])
+    /// Grants by token hash, and a generation bumped by every `forgetAll()`: a grant read
+    /// from the database before an invalidation must not be cached after it.
+    private let cache = Mutex<(entries: [Data: Entry], generation: Int)>(([:], 0))
 
     public init(accounts: AccountStore, cacheLifetime: Double = 2) {
         self.accounts = accounts
@@ -52,22 +54,27 @@ public final class Authenticator: Sendable {
 
     /// Drops every cached grant (after a revocation or suspension).
     public func forgetAll() {
-        cache.withLock { $0.removeAll() }
+        cache.withLock { state in
+            state.entries.removeAll()
+            state.generation += 1
+        }
     }
 
     private func grant(for token: String) throws -> TokenGrant? {
         let key = SHA256.hash(Data(token.utf8))
         let now = ProcessInfo.processInfo.systemUptime
-        if let entry = cache.withLock({ $0[key] }), now - entry.fetched < cacheLifetime {
-            return entry.grant
+        let (cached, generation) = cache.withLock { ($0.entries[key], $0.generation) }
+        if let cached, now - cached.fetched < cacheLifetime {
+            return cached.grant
         }
         guard let grant = try accounts.grant(token: token) else {
-            cache.withLock { _ = $0.removeValue(forKey: key) }
+            cache.withLock { _ = $0.entries.removeValue(forKey: key) }
             return nil
         }
-        cache.withLock { table in
-            if table.count > 50_000 { table.removeAll() }
-            table[key] = Entry(grant: grant, fetched: now)
+        cache.withLock { state in
+            guard state.generation == generation else { return }
+            if state.entries.count > 50_000 { state.entries.removeAll() }
+            state.entries[key] = Entry(grant: grant, fetched: now)
         }
         return grant
     }

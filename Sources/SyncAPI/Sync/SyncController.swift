@@ -38,11 +38,8 @@ public struct SyncController: Sendable {
         let identity = try authenticator.authenticate(request)
         let settings = try gate.admit(request, identity: identity)
         let body = try request.decode(PushRequest.self)
-        guard body.ops.count <= settings.maxOpsPerPush else {
-            throw HTTPError.validationFailed(field: "ops", message: "at most \(settings.maxOpsPerPush) ops per push")
-        }
         let principal = try principals.principal(for: identity)
-        let outcome = try mappingSyncErrors { try pushes.push(body, by: principal) }
+        let outcome = try mappingSyncErrors { try pushes.push(body, by: principal, configuration: limits(settings)) }
         let newServerSeq = try devices.recordSync(
             deviceId: identity.deviceId, userId: identity.user.id, teamId: identity.user.teamId,
             appVersion: request.headers["x-app-version"], kind: "push")
@@ -71,6 +68,15 @@ public struct SyncController: Sendable {
             changes: page.changes, nextCursor: cursors.encode(next), hasMore: page.hasMore, newServerSeq: page.newServerSeq,
             minSupportedAppVersion: settings.minSupportedAppVersion, serverSchemaVersion: schema.version)
         return Response(status: 200, headers: ["Content-Type": "application/json; charset=utf-8"], body: .bytes(body))
+    }
+
+    /// The engine's tunables with the operator's push limits: `maxOpsPerPush` and the
+    /// `occurredAt` window.
+    private func limits(_ settings: ServerSettings) -> SyncConfiguration {
+        var configuration = pushes.processor.configuration
+        configuration.maxOpsPerPush = settings.maxOpsPerPush
+        configuration.occurredAtWindow = TimeInterval(settings.occurredAtWindowDays) * 86_400
+        return configuration
     }
 
     private func decodeCursor(_ text: String) throws -> PullCursor {

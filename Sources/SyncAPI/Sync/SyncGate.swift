@@ -25,8 +25,9 @@ public struct SyncGate: Sendable {
                 status: 503, code: "MAINTENANCE", message: "FieldSync is in maintenance. Your data is safe on the device; sync will resume.",
                 headers: HTTPHeaders([("Retry-After", String(current.maintenanceRetryAfterSeconds))]))
         }
+        // Sync calls must say their version; one that cannot be read is not let past the floor.
         if let floorText = current.hardMinimumAppVersion, let floor = AppVersion(floorText),
-            let reported = request.headers["x-app-version"].flatMap(AppVersion.init), reported < floor
+            (request.headers["x-app-version"].flatMap(AppVersion.init).map { $0 < floor } ?? true)
         {
             throw HTTPError(
                 status: 426, code: "UPGRADE_REQUIRED",

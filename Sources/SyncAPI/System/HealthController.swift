@@ -1,8 +1,9 @@
+import Dispatch
 import Foundation
 import HTTP
 import Postgres
-import Synchronization
 import SyncProtocol
+import Synchronization
 
 /// `GET /v1/health`: 200 when the database answers, 503 when it does not.
 ///
@@ -36,35 +37,37 @@ public struct HealthController: Sendable {
 }
 
 /// The outcome of the last `SELECT 1`, re-checked once it is older than the interval.
+///
+/// Every health request reads it, so the fresh case is one atomic load: a lock here was
+/// contended enough under load to park threads.
 private final class DatabaseProbe: Sendable {
-    private struct State {
-        var checkedAt: ContinuousClock.Instant
-        var isUp: Bool
-        /// A request is running the probe; others keep answering the previous outcome.
-        var isProbing: Bool
-    }
-
     private let database: PostgresClient
-    private let interval: Duration
-    private let state = Mutex<State?>(nil)
+    private let interval: UInt64
+    /// `validUntil << 1 | isUp`, `validUntil` in uptime nanoseconds; 0 before the first probe.
+    private let outcome = Atomic<UInt64>(0)
+    /// Set while one request runs the probe; the others answer the previous outcome meanwhile.
+    private let isProbing = Atomic<Bool>(false)
 
     init(database: PostgresClient, interval: Duration) {
         self.database = database
-        self.interval = interval
+        let (seconds, attoseconds) = interval.components
+        self.interval = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
     }
 
     func isUp() -> Bool {
-        let now = ContinuousClock.now
-        let cached = state.withLock { state -> Bool? in
-            guard var current = state else { return nil }
-            if now - current.checkedAt < interval || current.isProbing { return current.isUp }
-            current.isProbing = true
-            state = current
-            return nil
+        let known = outcome.load(ordering: .acquiring)
+        if known != 0 && DispatchTime.now().uptimeNanoseconds < known >> 1 { return known & 1 == 1 }
+        guard isProbing.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            return known == 0 ? probe() : known & 1 == 1
         }
-        if let cached { return cached }
+        defer { isProbing.store(false, ordering: .releasing) }
+        return probe()
+    }
+
+    private func probe() -> Bool {
         let isUp = (try? database.withConnection { try $0.query("SELECT 1") }) != nil
-        state.withLock { $0 = State(checkedAt: .now, isUp: isUp, isProbing: false) }
+        let validUntil = DispatchTime.now().uptimeNanoseconds + interval
+        outcome.store(validUntil << 1 | (isUp ? 1 : 0), ordering: .releasing)
         return isUp
     }
 }

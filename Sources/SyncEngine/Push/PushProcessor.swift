@@ -20,7 +20,7 @@ import SyncProtocol
 /// long as the op); production passes SHA-256 hex.
 public struct PushProcessor: Sendable {
     public let schema: Schema
-    public let configuration: SyncConfiguration
+    public private(set) var configuration: SyncConfiguration
     private let clock: @Sendable () -> Date
     private let makeId: @Sendable () -> String
     private let digest: @Sendable (Data) -> String
@@ -39,6 +39,13 @@ public struct PushProcessor: Sendable {
         self.clock = clock
         self.makeId = makeId
         self.digest = digest
+    }
+
+    /// This processor with other tunables, e.g. the limits an operator set in the settings.
+    public func configured(_ configuration: SyncConfiguration) -> PushProcessor {
+        var copy = self
+        copy.configuration = configuration
+        return copy
     }
 
     /// The idempotency fingerprint of an op: `digest` of its canonical JSON (see `OpFingerprint`).

@@ -5,7 +5,8 @@ extension PushRequest {
     /// `details.field` (`ops`, `deviceId`, `ops[3].opId`, …); nothing is applied when they fail.
     ///
     /// Checks: at most `maxOpsPerPush` ops; well-formed device, op, record, entity and
-    /// attachment ids; `clientSeq >= 1`; no op id or `clientSeq` twice in the request.
+    /// attachment ids; `clientSeq >= 1`; no op id or `clientSeq` twice in the request; no
+    /// U+0000 in any text of an op (see ``StorableText``).
     ///
     /// - Throws: ``SyncError`` with code `VALIDATION_FAILED`.
     public func validate(_ configuration: SyncConfiguration) throws(SyncError) {
@@ -25,6 +26,39 @@ extension PushRequest {
             guard op.clientSeq >= 1 else { throw .validation("\(path).clientSeq", "clientSeq starts at 1") }
             guard opIds.insert(op.opId).inserted else { throw .validation("\(path).opId", "opId appears twice") }
             guard seqs.insert(op.clientSeq).inserted else { throw .validation("\(path).clientSeq", "clientSeq appears twice") }
+            if let member = StorableText.firstUnstorable(in: op) {
+                throw .validation("\(path).\(member)", "text may not contain the character U+0000")
+            }
+        }
+    }
+}
+
+/// Text the store can keep. PostgreSQL `text` and `jsonb` cannot hold U+0000, so an op carrying
+/// it would fail its transaction every time and be answered `retry` forever; it is refused
+/// with the request instead, naming where it is.
+enum StorableText {
+    /// The op member holding U+0000 (`collection`, `occurredAt`, `resolves`, `fields.<name>`), if any.
+    /// Ids need no check: their character set excludes it.
+    static func firstUnstorable(in op: PushOp) -> String? {
+        if !isStorable(op.collection) { return "collection" }
+        if !isStorable(op.occurredAt) { return "occurredAt" }
+        if let resolves = op.resolves, !isStorable(resolves) { return "resolves" }
+        for (name, change) in (op.fields ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard isStorable(name) else { return "fields" }
+            if !isStorable(change.new) || !(change.old.map(isStorable) ?? true) { return "fields.\(name)" }
+        }
+        return nil
+    }
+
+    static func isStorable(_ text: String) -> Bool { !text.utf8.contains(0) }
+
+    /// Whether every string and object key inside `value` is storable.
+    static func isStorable(_ value: JSONValue) -> Bool {
+        switch value {
+        case .string(let text): isStorable(text)
+        case .array(let items): items.allSatisfy(isStorable)
+        case .object(let members): members.allSatisfy { isStorable($0.key) && isStorable($0.value) }
+        case .null, .bool, .int, .double: true
         }
     }
 }

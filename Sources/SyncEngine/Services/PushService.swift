@@ -23,8 +23,11 @@ public struct PushService: Sendable {
     ///
     /// - Returns: one result per op, in request order. An op whose own transaction failed gets
     ///   `retry` / `TEMPORARILY_UNAVAILABLE` and nothing of it is stored.
+    /// - Parameter configuration: the limits in force for this push (the operator's settings);
+    ///   nil keeps the processor's own.
     /// - Throws: ``SyncError`` (`VALIDATION_FAILED`) when the request itself is invalid.
-    public func push(_ request: PushRequest, by principal: Principal) throws -> PushOutcome {
+    public func push(_ request: PushRequest, by principal: Principal, configuration: SyncConfiguration? = nil) throws -> PushOutcome {
+        let processor = configuration.map(processor.configured) ?? processor
         try request.validate(processor.configuration)
         guard request.deviceId == principal.deviceId else {
             throw SyncError.validation("deviceId", "deviceId does not match the authenticated device")
@@ -36,7 +39,7 @@ public struct PushService: Sendable {
             logger.warning(
                 "push transaction failed, applying its ops one at a time",
                 metadata: ["device.id": principal.deviceId, "error": "\(error)"])
-            return pushOneByOne(batch)
+            return pushOneByOne(batch, processor: processor)
         }
     }
 
@@ -46,7 +49,7 @@ public struct PushService: Sendable {
     }
 
     /// The rule 9 fallback: each op in `clientSeq` order in its own transaction.
-    private func pushOneByOne(_ batch: PushBatch) -> PushOutcome {
+    private func pushOneByOne(_ batch: PushBatch, processor: PushProcessor) -> PushOutcome {
         var results: [String: OpResult] = [:]
         var blocked: [String: String] = [:]
         var settled: [OpResult] = []

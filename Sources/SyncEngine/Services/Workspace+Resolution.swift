@@ -57,6 +57,9 @@ extension Workspace {
             if let problem = spec.problem(with: value, path: field, allowNull: !spec.required) {
                 throw SyncError(.validationFailed, "\(problem.path) \(problem.reason)", details: ["field": .string(field)])
             }
+            guard StorableText.isStorable(value) else {
+                throw SyncError(.validationFailed, "\(field) may not contain the character U+0000", details: ["field": .string(field)])
+            }
             guard collection.canWrite(field, role: role) else {
                 throw SyncError(.fieldReadOnly, "\(role.rawValue) may not write \(name).\(field)", details: ["field": .string(field)])
             }

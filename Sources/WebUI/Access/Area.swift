@@ -31,7 +31,7 @@ public enum Area: String, CaseIterable, Sendable {
         case .orders: "Orders"
         case .conflicts: "Conflicts"
         case .syncCentre: "Sync centre"
-        case .teamRollup: "My team"
+        case .teamRollup: "Team"
         case .liveEvents: "Live feed"
         case .users: "Users & devices"
         case .settings: "Settings"

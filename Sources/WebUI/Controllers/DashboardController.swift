@@ -50,13 +50,23 @@ struct DashboardController {
     func cards(_ counts: DashboardCounts, for role: Role) -> [Card] {
         var cards: [Card] = []
         if AccessPolicy.permits(role, .view, in: .orders) {
-            cards.append(Card(label: "Orders to confirm", value: counts.ordersSubmitted, hint: "Submitted and waiting for a dispatcher", area: .orders, urgent: true))
+            cards.append(
+                Card(
+                    label: "Orders to confirm", value: counts.ordersSubmitted, hint: "Submitted and waiting for a dispatcher", area: .orders,
+                    urgent: true))
         }
-        cards.append(Card(label: "Open conflicts", value: counts.openConflicts, hint: "Changes that need a person to decide", area: .conflicts, urgent: true))
-        cards.append(Card(label: "Ops waiting", value: counts.opsDeferred, hint: "Held until an earlier change or a photo arrives", area: .syncCentre, urgent: true))
+        cards.append(
+            Card(label: "Open conflicts", value: counts.openConflicts, hint: "Changes that need a person to decide", area: .conflicts, urgent: true))
+        cards.append(
+            Card(
+                label: "Ops waiting", value: counts.opsDeferred, hint: "Held until an earlier change or a photo arrives", area: .syncCentre,
+                urgent: true))
         cards.append(Card(label: "Devices synced today", value: counts.devicesSyncedToday, hint: "Since midnight", area: .syncCentre))
         if AccessPolicy.permits(role, .view, in: .users) {
-            cards.append(Card(label: "Signed-in devices", value: counts.devicesWithTokens, hint: "Holding a valid sign-in token", area: .users, path: DevicesController.path))
+            cards.append(
+                Card(
+                    label: "Signed-in devices", value: counts.devicesWithTokens, hint: "Holding a valid sign-in token", area: .users,
+                    path: DevicesController.path))
             cards.append(Card(label: "Active users", value: counts.activeUsers, hint: "Accounts that are not suspended", area: .users))
         }
         return cards

@@ -28,7 +28,8 @@ struct DevicesController {
         let shown = showAll ? tokens : live
         let content: [String: TemplateValue] = [
             "devices": .array(shown.map { Self.row($0, now: now, timeZone: configuration.timeZone, returnPath: Self.path) }),
-            "hasDevices": .bool(!shown.isEmpty), "showUser": true, "devicesTab": true, "showAll": .bool(showAll), "liveCount": .int(live.count), "allCount": .int(tokens.count),
+            "hasDevices": .bool(!shown.isEmpty), "showUser": true, "devicesTab": true, "showAll": .bool(showAll), "liveCount": .int(live.count),
+            "allCount": .int(tokens.count),
         ]
         var page = Page("pages/devices", title: "Devices", area: .users, session: context.session, content: content)
         if context.request.query["notice"] == "revoked" {

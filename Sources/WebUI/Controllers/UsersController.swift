@@ -48,14 +48,16 @@ struct UsersController {
             "userCount": .string(Formatting.count(users.count)),
             "form": [
                 "username": .string(form.username), "team": .string(form.team),
-                "roles": .array(Role.allCases.map { role in
-                    ["value": .string(role.rawValue), "label": .string(Formatting.roleName(role)), "selected": .bool(form.role == role.rawValue)]
-                }),
+                "roles": .array(
+                    Role.allCases.map { role in
+                        ["value": .string(role.rawValue), "label": .string(Formatting.roleName(role)), "selected": .bool(form.role == role.rawValue)]
+                    }),
                 "errors": .dictionary(form.errors.mapValues(TemplateValue.string)),
             ],
             "usersTab": true,
         ]
-        return try renderer.render(Page("pages/users", title: Area.users.title, area: .users, session: context.session, content: content, status: status))
+        return try renderer.render(
+            Page("pages/users", title: Area.users.title, area: .users, session: context.session, content: content, status: status))
     }
 
     private func row(_ user: UserAccount, devices: Int) -> TemplateValue {

@@ -51,4 +51,9 @@ enum Formatting {
     static func count(_ value: Int) -> String {
         value.formatted(.number.locale(Locale(identifier: "en_US")))
     }
+
+    /// `1 field`, `3 fields`: a count with its noun.
+    static func counted(_ value: Int, _ singular: String, plural: String? = nil) -> String {
+        "\(count(value)) \(value == 1 ? singular : plural ?? singular + "s")"
+    }
 }

@@ -29,7 +29,7 @@ struct Page {
 /// A one-line message above a page's content.
 struct Notice: Sendable, Equatable {
     enum Kind: String, Sendable {
-        case success, info, warning, error
+        case success, info, error
     }
 
     var kind: Kind

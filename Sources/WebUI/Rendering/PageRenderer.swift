@@ -77,13 +77,20 @@ struct ErrorText {
     init(status: Int) {
         switch status {
         case 403:
-            (heading, message) = ("You don't have access to this page", "Your role does not include this part of the back-office. Ask an administrator if you need it.")
+            (heading, message) = (
+                "You don't have access to this page", "Your role does not include this part of the back-office. Ask an administrator if you need it."
+            )
         case 404:
             (heading, message) = ("Page not found", "There is nothing at this address. It may have been moved, or the link may be mistyped.")
         case 405:
-            (heading, message) = ("This page can't do that", "The page exists, but not for this kind of request. Go back and use the page's own buttons.")
+            (heading, message) = (
+                "This page can't do that", "The page exists, but not for this kind of request. Go back and use the page's own buttons."
+            )
         default:
-            (heading, message) = ("Something went wrong", "The server could not finish this request. Please try again in a moment; if it keeps happening, tell your administrator.")
+            (heading, message) = (
+                "Something went wrong",
+                "The server could not finish this request. Please try again in a moment; if it keeps happening, tell your administrator."
+            )
         }
     }
 }

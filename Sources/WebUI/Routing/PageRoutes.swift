@@ -28,23 +28,33 @@ struct PageRoutes {
     /// Adds a page for signed-in users who may open `area` (nil: any signed-in user).
     func add(_ method: HTTPMethod, _ path: String, area: Area?, handler: @escaping @Sendable (WebContext) throws -> Response) {
         let access: Access = method == .GET ? .view : .manage
-        router.add(method, path) { [sessions, renderer, logger] request in
-            let session: WebSession
-            switch try sessions.lookup(request) {
-            case .none: return .redirect(to: SafeRedirect.loginURL(returningTo: request, expired: false))
-            case .ended: return .redirect(to: SafeRedirect.loginURL(returningTo: request, expired: true))
-            case .live(let live): session = live
-            }
-            if let area, !AccessPolicy.permits(session.user.role, access, in: area) {
-                return try renderer.error(403, session: session)
-            }
-            let form = method == .GET ? FormData(encoded: "") : FormData(request)
-            if method != .GET, !sessions.verifies(form, in: session) {
-                return try renderer.error(403, session: session, message: Self.csrfMessage)
-            }
-            return try Self.rendering(errorsOf: { try handler(WebContext(request: request, session: session, form: form)) },
-                                      session: session, renderer: renderer, logger: logger, path: path)
+        router.add(method, path) { [self] request in
+            // Failures before the session is known (the database is down) still get an HTML page.
+            try Self.rendering(
+                errorsOf: { try guarded(request, access, area, handler) }, session: nil, renderer: renderer, logger: logger, path: path)
         }
+    }
+
+    /// Runs the session, role and CSRF checks, then the handler.
+    private func guarded(
+        _ request: Request, _ access: Access, _ area: Area?, _ handler: (WebContext) throws -> Response
+    ) throws -> Response {
+        let session: WebSession
+        switch try sessions.lookup(request) {
+        case .none: return .redirect(to: SafeRedirect.loginURL(returningTo: request, expired: false))
+        case .ended: return .redirect(to: SafeRedirect.loginURL(returningTo: request, expired: true))
+        case .live(let live): session = live
+        }
+        if let area, !AccessPolicy.permits(session.user.role, access, in: area) {
+            return try renderer.error(403, session: session)
+        }
+        let form = access == .view ? FormData(encoded: "") : FormData(request)
+        if access == .manage, !sessions.verifies(form, in: session) {
+            return try renderer.error(403, session: session, message: Self.csrfMessage)
+        }
+        return try Self.rendering(
+            errorsOf: { try handler(WebContext(request: request, session: session, form: form)) },
+            session: session, renderer: renderer, logger: logger, path: request.path)
     }
 
     /// Adds a page anyone may open (the sign-in page); errors still render as HTML.

@@ -1,0 +1,156 @@
+import Foundation
+import Postgres
+import SyncProtocol
+
+/// A device as the sync centre lists it: who uses it, what app it runs, and how its ops ended.
+public struct DeviceSyncSummary: Sendable {
+    public var deviceId: String
+    public var userId: String?
+    public var username: String?
+    public var teamId: String?
+    public var appVersion: String?
+    public var platform: String?
+    public var lastSyncAt: Date?
+    public var applied: Int
+    public var deferred: Int
+    public var rejected: Int
+    public var conflict: Int
+}
+
+/// One op of the op log, as the journal and the record history show it.
+public struct JournalEntry: Sendable {
+    public var deviceId: String
+    public var opId: String
+    public var clientSeq: Int64
+    public var collection: String
+    public var recordId: String
+    public var authorName: String?
+    public var status: OpStatus
+    public var code: ErrorCode?
+    /// The message stored with the result, if any.
+    public var message: String?
+    public var serverSeq: Int64?
+    /// The op as the device sent it (`type`, `fields`, `occurredAt`, …).
+    public var body: JSONValue
+    /// The device's clock when the change was made (RFC 3339), from the column or the op body.
+    public var occurredAt: String?
+    public var receivedAt: Date
+    public var decidedAt: Date
+
+    /// `create`, `update` or `delete`, as sent.
+    public var type: String? { body["type"]?.stringValue }
+
+    /// The names of the fields the op changes, sorted.
+    public var fieldNames: [String] {
+        guard case .object(let fields)? = body["fields"] else { return [] }
+        return fields.keys.sorted()
+    }
+}
+
+/// The record as it stands now, for the top of its history.
+public struct RecordSnapshot: Sendable {
+    public var payload: [String: JSONValue]
+    public var serverSeq: Int64
+    public var deleted: Bool
+    public var conflictId: String?
+    public var scopeKeys: [String]
+}
+
+/// Reads the sync centre: devices with op counts, per-device journals and per-record histories.
+public struct SyncCentreStore: Sendable {
+    let database: PostgresClient
+
+    public init(database: PostgresClient) {
+        self.database = database
+    }
+
+    /// Devices with their user and op counts (one grouped pass over the op log), most
+    /// recently synced first; only the team's members' devices when `teamId` is given.
+    public func devices(teamId: String?, deviceId: String? = nil) throws -> [DeviceSyncSummary] {
+        let rows = try database.withConnection { connection in
+            try connection.query(
+                """
+                SELECT d.device_id, d.user_id, u.username, u.team_id, d.app_version, d.platform, d.last_sync_at,
+                       COALESCE(o.applied, 0), COALESCE(o.deferred, 0), COALESCE(o.rejected, 0), COALESCE(o.conflict, 0)
+                FROM devices d
+                LEFT JOIN users u ON u.id = d.user_id
+                LEFT JOIN (
+                  SELECT device_id, count(*) FILTER (WHERE status = 'applied') AS applied, count(*) FILTER (WHERE status = 'deferred') AS deferred,
+                         count(*) FILTER (WHERE status = 'rejected') AS rejected, count(*) FILTER (WHERE status = 'conflict') AS conflict
+                  FROM op_log WHERE (\(deviceId)::text IS NULL OR device_id = \(deviceId)) GROUP BY device_id) o ON o.device_id = d.device_id
+                WHERE (\(teamId)::text IS NULL OR u.team_id = \(teamId)) AND (\(deviceId)::text IS NULL OR d.device_id = \(deviceId))
+                ORDER BY d.last_sync_at DESC NULLS LAST, d.device_id
+                LIMIT 1000
+                """)
+        }
+        return try rows.map { row in
+            DeviceSyncSummary(
+                deviceId: try row.decode(0), userId: try row.decode(1), username: try row.decode(2), teamId: try row.decode(3),
+                appVersion: try row.decode(4), platform: try row.decode(5), lastSyncAt: try row.decode(6), applied: try row.decode(7),
+                deferred: try row.decode(8), rejected: try row.decode(9), conflict: try row.decode(10))
+        }
+    }
+
+    /// A device's ops, newest first, optionally of one status.
+    public func journal(deviceId: String, status: OpStatus?, limit: Int = 1000) throws -> [JournalEntry] {
+        let statusFilter = status?.rawValue
+        return try entries(
+            """
+            \(unescaped: Self.entryColumns)
+            WHERE o.device_id = \(deviceId) AND (\(statusFilter)::text IS NULL OR o.status = \(statusFilter))
+            ORDER BY o.received_at DESC, o.client_seq DESC LIMIT \(limit)
+            """)
+    }
+
+    /// Every op that named the record, in the order the server settled them; for a team,
+    /// only when the record is in the team's scope or the op's author is a member.
+    public func history(collection: String, recordId: String, teamId: String?, limit: Int = 1000) throws -> [JournalEntry] {
+        try entries(
+            """
+            \(unescaped: Self.entryColumns)
+            WHERE o.collection = \(collection) AND o.record_id = \(recordId)
+              AND (\(teamId)::text IS NULL OR u.team_id = \(teamId) OR EXISTS (
+                SELECT 1 FROM records r JOIN users m ON r.user_scope = 'user:' || m.id OR r.team_scope = 'team:' || m.team_id
+                WHERE r.collection = o.collection AND r.record_id = o.record_id AND m.team_id = \(teamId)))
+            ORDER BY o.decided_at, o.server_seq NULLS LAST, o.received_at, o.client_seq LIMIT \(limit)
+            """)
+    }
+
+    /// The record's current state; nil when the server never stored it or, for a team,
+    /// when it is outside the team's scope (`team:<id>` or a member's `user:<id>`).
+    public func record(collection: String, recordId: String, teamId: String?) throws -> RecordSnapshot? {
+        let rows = try database.withConnection { connection in
+            try connection.query(
+                """
+                SELECT payload::text, server_seq, deleted_seq IS NOT NULL, conflict_id, user_scope, team_scope
+                FROM records WHERE collection = \(collection) AND record_id = \(recordId)
+                  AND (\(teamId)::text IS NULL OR team_scope = 'team:' || \(teamId)
+                    OR user_scope IN (SELECT 'user:' || id FROM users WHERE team_id = \(teamId)))
+                """)
+        }
+        guard let row = rows.first else { return nil }
+        let payload = try JSONColumn.decode([String: JSONValue].self, try row.decode(0, as: String.self))
+        return RecordSnapshot(
+            payload: payload, serverSeq: try row.decode(1), deleted: try row.decode(2), conflictId: try row.decode(3),
+            scopeKeys: [try row.decode(4, as: String?.self), try row.decode(5, as: String?.self)].compactMap { $0 })
+    }
+
+    private static let entryColumns = """
+        SELECT o.device_id, o.op_id, o.client_seq, o.collection, o.record_id, u.username, o.status, o.code, o.result->>'message',
+               o.server_seq, o.body::text, COALESCE(to_char(o.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), o.body->>'occurredAt'),
+               o.received_at, o.decided_at
+        FROM op_log o LEFT JOIN users u ON u.id = o.author_id
+        """
+
+    private func entries(_ query: PostgresQuery) throws -> [JournalEntry] {
+        let rows = try database.withConnection { try $0.query(query) }
+        return try rows.map { row in
+            JournalEntry(
+                deviceId: try row.decode(0), opId: try row.decode(1), clientSeq: try row.decode(2), collection: try row.decode(3),
+                recordId: try row.decode(4), authorName: try row.decode(5), status: OpStatus(rawValue: try row.decode(6)) ?? .rejected,
+                code: try row.decode(7, as: String?.self).map(ErrorCode.init(rawValue:)), message: try row.decode(8), serverSeq: try row.decode(9),
+                body: try JSONColumn.decode(JSONValue.self, try row.decode(10, as: String.self)), occurredAt: try row.decode(11),
+                receivedAt: try row.decode(12), decidedAt: try row.decode(13))
+        }
+    }
+}

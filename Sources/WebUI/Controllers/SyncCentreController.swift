@@ -1,0 +1,163 @@
+import Foundation
+import HTTP
+import Storage
+import SyncProtocol
+import Templating
+
+/// The sync centre: `GET /admin/sync` (devices with their app version and how their ops
+/// ended), a device's journal (also as CSV or JSON) and a record's history.
+///
+/// Supervisors see it read-only and only for their own team's devices and records.
+struct SyncCentreController {
+    let store: SyncCentreStore
+    let settings: SettingsStore
+    let renderer: PageRenderer
+    let configuration: WebConfiguration
+
+    static let path = "/admin/sync"
+
+    static func devicePath(_ deviceId: String) -> String {
+        "\(path)/devices/\(PathSegment.encode(deviceId))"
+    }
+
+    static func recordPath(_ collection: String, _ recordId: String) -> String {
+        "\(path)/records/\(PathSegment.encode(collection))/\(PathSegment.encode(recordId))"
+    }
+
+    func register(on routes: PageRoutes) {
+        routes.add(.GET, Self.path, area: .syncCentre, handler: list)
+        routes.add(.GET, "\(Self.path)/devices/{deviceId}", area: .syncCentre, handler: journal)
+        routes.add(.GET, "\(Self.path)/records/{collection}/{recordId}", area: .syncCentre, handler: history)
+    }
+
+    @Sendable func list(_ context: WebContext) throws -> Response {
+        let scope = TeamScope(context.session)
+        let minimum = AppVersion(try settings.current().minSupportedAppVersion)
+        let devices = scope.blocked ? [] : try store.devices(teamId: scope.teamId)
+        let content: [String: TemplateValue] = [
+            "devices": .array(devices.map { row($0, minimum: minimum) }), "hasDevices": .bool(!devices.isEmpty),
+            "scope": .string(scope.label), "noTeam": .bool(scope.blocked), "minimum": .string(minimum?.description ?? "not set"),
+            "belowText": belowText(devices.filter { Self.isBelow($0.appVersion, minimum) }.count),
+        ]
+        return try renderer.render(Page("pages/sync", title: "Sync centre", area: .syncCentre, session: context.session, content: content))
+    }
+
+    @Sendable func journal(_ context: WebContext) throws -> Response {
+        let device = try targetDevice(context)
+        let status = try Self.statusFilter(context.request.query["status"])
+        let entries = try store.journal(deviceId: device.deviceId, status: status)
+        let rows = entries.map { JournalRow($0, timeZone: configuration.timeZone) }
+        switch context.request.query["format"] {
+        case "csv": return JournalExport.csv(rows, deviceId: device.deviceId)
+        case "json": return JournalExport.json(rows, deviceId: device.deviceId)
+        case nil, "", "html": break
+        default: throw HTTPError.notFound()
+        }
+        let minimum = AppVersion(try settings.current().minSupportedAppVersion)
+        let base = Self.devicePath(device.deviceId)
+        let filters: [TemplateValue] = ([nil] + [OpStatus.applied, .conflict, .rejected, .deferred]).map { option in
+            let label = option.map { OpWording.status($0, code: nil).label } ?? "All"
+            let query = option.map { "?" + SafeRedirect.encodeQuery([("status", $0.rawValue)]) } ?? ""
+            return ["label": .string(label), "path": .string(base + query), "active": .bool(option == status)]
+        }
+        let exportQuery = status.map { "&" + SafeRedirect.encodeQuery([("status", $0.rawValue)]) } ?? ""
+        let content: [String: TemplateValue] = [
+            "device": row(device, minimum: minimum), "entries": .array(rows.map(\.templateValue)), "hasEntries": .bool(!rows.isEmpty),
+            "filters": .array(filters), "filtered": .bool(status != nil), "showRecord": true,
+            "csvPath": .string(base + "?format=csv" + exportQuery), "jsonPath": .string(base + "?format=json" + exportQuery),
+        ]
+        return try renderer.render(
+            Page("pages/sync-device", title: "Device \(device.deviceId)", area: .syncCentre, session: context.session, content: content))
+    }
+
+    @Sendable func history(_ context: WebContext) throws -> Response {
+        let scope = TeamScope(context.session)
+        let collection = try context.request.parameter("collection")
+        let recordId = try context.request.parameter("recordId")
+        // A supervisor only sees records of their team: in its scope, or changed by a member.
+        if scope.blocked { throw HTTPError(status: 403, code: "FORBIDDEN", message: "no team") }
+        let record = try store.record(collection: collection, recordId: recordId, teamId: scope.teamId)
+        let entries = try store.history(collection: collection, recordId: recordId, teamId: scope.teamId)
+        if record == nil && entries.isEmpty {
+            let elsewhere = scope.teamId == nil ? nil : try store.record(collection: collection, recordId: recordId, teamId: nil)
+            throw elsewhere != nil ? HTTPError(status: 403, code: "FORBIDDEN", message: "not this team's record") : HTTPError.notFound()
+        }
+        var content: [String: TemplateValue] = [
+            "collection": .string(collection), "recordId": .string(recordId), "hasEntries": .bool(!entries.isEmpty), "showDevice": true,
+            "entries": .array(entries.map { JournalRow($0, timeZone: configuration.timeZone).templateValue }),
+        ]
+        if let record {
+            content["record"] = [
+                "serverSeq": .string(String(record.serverSeq)), "deleted": .bool(record.deleted),
+                "conflictPath": record.conflictId.map { .string(ConflictQueueController.path(of: $0)) } ?? .null,
+                "fields": .array(
+                    record.payload.sorted { $0.key < $1.key }.map { ["name": .string($0.key), "value": .string(ValueText.text($0.value))] }),
+                "scope": .string(record.scopeKeys.joined(separator: ", ")),
+            ]
+        }
+        return try renderer.render(
+            Page("pages/sync-record", title: "\(collection) \(recordId)", area: .syncCentre, session: context.session, content: content))
+    }
+
+    // MARK: - Helpers
+
+    /// The device the path names, within the viewer's team for a supervisor.
+    /// - Throws: 404 when there is none, 403 when it belongs to another team.
+    private func targetDevice(_ context: WebContext) throws -> DeviceSyncSummary {
+        let scope = TeamScope(context.session)
+        guard let device = try store.devices(teamId: nil, deviceId: try context.request.parameter("deviceId")).first else {
+            throw HTTPError.notFound()
+        }
+        if scope.blocked || (scope.teamId != nil && device.teamId != scope.teamId) {
+            throw HTTPError(status: 403, code: "FORBIDDEN", message: "not this team's device")
+        }
+        return device
+    }
+
+    private func belowText(_ count: Int) -> TemplateValue {
+        count == 0 ? .null : .string(Formatting.counted(count, "device runs", plural: "devices run") + " an app below the minimum version.")
+    }
+
+    static func statusFilter(_ text: String?) throws -> OpStatus? {
+        guard let text, !text.isEmpty else { return nil }
+        guard let status = OpStatus(rawValue: text), status != .retry else { throw HTTPError.notFound() }
+        return status
+    }
+
+    static func isBelow(_ version: String?, _ minimum: AppVersion?) -> Bool {
+        guard let minimum, let version, let parsed = AppVersion(version) else { return false }
+        return parsed < minimum
+    }
+
+    private func row(_ device: DeviceSyncSummary, minimum: AppVersion?) -> TemplateValue {
+        [
+            "deviceId": .string(device.deviceId), "path": .string(Self.devicePath(device.deviceId)),
+            "username": device.username.map(TemplateValue.string) ?? .null, "team": device.teamId.map(TemplateValue.string) ?? .null,
+            "platform": device.platform.map(TemplateValue.string) ?? .null,
+            "appVersion": device.appVersion.map(TemplateValue.string) ?? .null, "below": .bool(Self.isBelow(device.appVersion, minimum)),
+            "lastSync": device.lastSyncAt.map { .string(Formatting.dateTime($0, in: configuration.timeZone)) } ?? .null,
+            "applied": .int(device.applied), "deferred": .int(device.deferred), "rejected": .int(device.rejected),
+            "conflict": .int(device.conflict), "deferredFlag": .bool(device.deferred > 0), "rejectedFlag": .bool(device.rejected > 0),
+            "conflictFlag": .bool(device.conflict > 0),
+        ]
+    }
+}
+
+/// Which team's sync data a viewer may see: everything for dispatchers and administrators,
+/// their own team for supervisors (nothing when they have none).
+struct TeamScope {
+    let teamId: String?
+    let blocked: Bool
+    let label: String
+
+    init(_ session: WebSession) {
+        let user = session.user
+        if user.role == .supervisor {
+            teamId = user.teamId
+            blocked = user.teamId == nil
+            label = user.teamId.map { "Team \($0)" } ?? "No team"
+        } else {
+            (teamId, blocked, label) = (nil, false, "All teams")
+        }
+    }
+}

@@ -1,0 +1,230 @@
+import App
+import Foundation
+import Postgres
+import PostgresTesting
+import Storage
+import Support
+import SyncProtocol
+import Synchronization
+import Testing
+
+// A small harness for the back-office tests: the real application on a fresh database,
+// and a browser that speaks HTTP over a socket and keeps cookies.
+
+/// A clock the tests move by hand; the back-office times sessions with it.
+final class TestClock: Sendable {
+    /// A fixed, ordinary noon, so "today" never straddles midnight during a test.
+    static let start = Date(timeIntervalSince1970: 1_781_524_800)  // 2026-06-15 12:00 UTC
+    private let current = Mutex(TestClock.start)
+
+    var now: Date { current.withLock { $0 } }
+
+    func advance(minutes: Double) {
+        current.withLock { $0 += minutes * 60 }
+    }
+}
+
+/// A FieldSync server on port 0 and a fresh database, with the first admin signed up.
+final class WebTestServer: Sendable {
+    static let adminPassword = "admin-password-1"
+    static let password = "user-password-1"
+
+    let app: Application
+    let clock = TestClock()
+
+    init() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        var configuration = AppConfiguration(resourcesDirectory: root)
+        configuration.port = 0
+        configuration.databaseURL = Self.url(of: try TestDatabase.configuration())
+        configuration.databasePoolSize = 4
+        configuration.workerThreads = 8
+        configuration.passwordIterations = 1_000
+        configuration.runsWorker = false
+        configuration.adminPassword = Self.adminPassword
+        configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-web-\(UUID().uuidString)")
+        configuration.web.now = { [clock] in clock.now }
+        configuration.web.timeZone = TimeZone(identifier: "UTC")!
+        app = try Application.start(configuration, logger: Logger(label: "web-test", level: .warning))
+    }
+
+    func stop() {
+        app.shutdown(timeout: .seconds(2))
+    }
+
+    var database: PostgresClient { app.services.database }
+
+    /// Creates an account with `password` directly in the store.
+    @discardableResult
+    func createUser(_ username: String, role: Role, team: String? = nil) throws -> UserAccount {
+        try app.services.accounts.createUser(
+            username: username, role: role, teamId: team, passwordHash: try app.services.passwords.hash(Self.password))
+    }
+
+    /// A browser signed in as `username` (the admin when nil).
+    func signedIn(as username: String? = nil) throws -> Browser {
+        let browser = Browser(port: app.port)
+        let response = try browser.signIn(username ?? "admin", password: username == nil ? Self.adminPassword : Self.password)
+        try #require(response.status == 303, "sign-in of \(username ?? "admin") answered \(response.status)")
+        return browser
+    }
+
+    /// A single number from SQL, e.g. a count.
+    func integer(_ query: PostgresQuery) throws -> Int {
+        try database.withConnection { try $0.query(query)[0].decode(0, as: Int.self) }
+    }
+
+    /// The `DATABASE_URL` form of a test database; a socket directory goes in `host=`.
+    private static func url(of database: PostgresConfiguration) -> String {
+        func escape(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text }
+        let credentials = escape(database.user) + (database.password.map { ":" + escape($0) } ?? "")
+        var query = database.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\(escape($0.value))" }
+        if let socket = database.unixSocketDirectory { query.append("host=\(escape(socket))") }
+        let host = database.host.contains(":") ? "[\(database.host)]" : database.host
+        return "postgres://\(credentials)@\(host):\(database.port)/\(escape(database.database))"
+            + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+    }
+}
+
+/// One HTTP answer as the browser received it.
+struct WebResponse {
+    let status: Int
+    let headers: [(name: String, value: String)]
+    let body: String
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    var location: String? { header("Location") }
+    var setCookies: [String] { headers.filter { $0.name.lowercased() == "set-cookie" }.map(\.value) }
+
+    /// The value of the first hidden `_csrf` field on the page.
+    var csrfToken: String? {
+        guard let start = body.range(of: #"name="_csrf" value=""#) else { return nil }
+        return String(body[start.upperBound...].prefix { $0 != "\"" })
+    }
+}
+
+/// A minimal browser: one request per connection, cookies kept by name, no redirects
+/// followed (tests look at them).
+final class Browser {
+    let port: Int
+    private(set) var cookies: [String: String] = [:]
+    /// Headers sent with every request, e.g. `X-Forwarded-Proto`.
+    var extraHeaders: [(String, String)] = []
+
+    init(port: Int) {
+        self.port = port
+    }
+
+    func get(_ target: String) throws -> WebResponse {
+        try send("GET", target)
+    }
+
+    /// Posts a url-encoded form.
+    func post(_ target: String, _ fields: [(String, String)]) throws -> WebResponse {
+        let body = fields.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
+        return try send("POST", target, body: Data(body.utf8), contentType: "application/x-www-form-urlencoded")
+    }
+
+    /// Posts a form with the CSRF token of the page at `formPage` added.
+    func submit(_ target: String, from formPage: String, _ fields: [(String, String)] = []) throws -> WebResponse {
+        let token = try #require(try get(formPage).csrfToken, "no CSRF token on \(formPage)")
+        return try post(target, fields + [("_csrf", token)])
+    }
+
+    /// Opens the sign-in page and posts its form.
+    func signIn(_ username: String, password: String, next: String? = nil) throws -> WebResponse {
+        let page = try get("/login" + (next.map { "?next=" + Self.escape($0) } ?? ""))
+        let token = try #require(page.csrfToken, "no sign-in form")
+        return try post("/login", [("_csrf", token), ("username", username), ("password", password), ("next", next ?? "")])
+    }
+
+    func forget(cookie name: String) {
+        cookies[name] = nil
+    }
+
+    func setCookie(_ name: String, _ value: String) {
+        cookies[name] = value
+    }
+
+    func send(_ method: String, _ target: String, body: Data = Data(), contentType: String? = nil) throws -> WebResponse {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(body.count)\r\n"
+        if let contentType { head += "Content-Type: \(contentType)\r\n" }
+        if !cookies.isEmpty {
+            head += "Cookie: " + cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") + "\r\n"
+        }
+        for (name, value) in extraHeaders { head += "\(name): \(value)\r\n" }
+        let response = try Self.parse(try LoopbackSocket(port: port).exchange(Data((head + "\r\n").utf8) + body))
+        for cookie in response.setCookies {
+            let pair = cookie.split(separator: ";")[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(pair[0])
+            cookies[name] = cookie.contains("Max-Age=0") ? nil : String(pair.count > 1 ? pair[1] : "")
+        }
+        return response
+    }
+
+    private static func parse(_ raw: Data) throws -> WebResponse {
+        let text = String(decoding: raw, as: UTF8.self)
+        let split = try #require(text.range(of: "\r\n\r\n"), "no end of headers")
+        var lines = text[..<split.lowerBound].components(separatedBy: "\r\n")
+        let status = try #require(Int(lines.removeFirst().split(separator: " ")[1]))
+        let headers = lines.compactMap { line -> (name: String, value: String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        return WebResponse(status: status, headers: headers, body: String(text[split.upperBound...]))
+    }
+
+    private static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(
+            withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? text
+    }
+}
+
+/// A blocking TCP connection to the loopback interface.
+private final class LoopbackSocket {
+    private let descriptor: Int32
+
+    init(port: Int) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        var limit = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Sends `request` and reads until the server closes the connection.
+    func exchange(_ request: Data) throws -> Data {
+        try request.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let sent = Foundation.send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                guard sent > 0 else { throw POSIXError(.EPIPE) }
+                offset += sent
+            }
+        }
+        var response = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            response.append(contentsOf: buffer[0..<count])
+        }
+        return response
+    }
+}
