@@ -32,7 +32,7 @@ struct OrdersTests {
         }
     }
 
-    @Test("The same key with another body is 422 IDEMPOTENCY_KEY_REUSED; keys belong to their user")
+    @Test("The same key with another body is 422 IDEMPOTENCY_KEY_REUSED; keys belong to their user; a new key is a new request")
     func keyReused() async throws {
         let server = try await TestServer.start()
         defer { server.stop() }
@@ -42,12 +42,14 @@ struct OrdersTests {
 
         let reused = try await server.postOrder(TestServer.orderBody("ord-1", qty: 3), key: "k-1", token: ana)
         let otherUser = try await server.postOrder(TestServer.orderBody("ord-2"), key: "k-1", token: ben)
+        let newKeySameOrder = try await server.postOrder(TestServer.orderBody("ord-1"), key: "k-2", token: ana)
 
         #expect(reused.status == 422)
         #expect(reused.errorCode == "IDEMPOTENCY_KEY_REUSED")
         #expect(otherUser.status == 201, "ben's k-1 is not ana's")
         #expect(otherUser.header("Idempotent-Replayed") == nil)
         #expect(try otherUser.decode(Order.self).orderId == "ord-2")
+        #expect(newKeySameOrder.status == 409 && newKeySameOrder.errorCode == "RECORD_EXISTS", "a new key is a new request")
     }
 
     @Test("Without an Idempotency-Key the answer is 400 IDEMPOTENCY_KEY_REQUIRED and nothing is created")

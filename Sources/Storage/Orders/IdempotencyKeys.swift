@@ -1,3 +1,4 @@
+import Cryptography
 import Foundation
 import Postgres
 
@@ -55,5 +56,16 @@ enum IdempotencyKeys {
             INSERT INTO idempotency_keys (user_id, endpoint, key, fingerprint, status, body)
             VALUES (\(scope.userId), \(scope.endpoint), \(scope.key), \(answer.fingerprint), \(answer.status), \(answer.body))
             """)
+    }
+}
+
+/// Keys for PostgreSQL's advisory locks, which share one 64-bit space per database (the
+/// engine's per-record locks use `hashtextextended`).
+enum AdvisoryLockKey {
+    /// The first 8 bytes of the SHA-256 of `parts` joined by NUL: distinct part lists get
+    /// distinct keys but for a 2^-64 chance.
+    static func of(_ parts: String...) -> Int64 {
+        let digest = SHA256.hash(Data(parts.joined(separator: "\u{0}").utf8))
+        return digest.prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
     }
 }

@@ -60,7 +60,6 @@ public struct OrderService: Sendable {
                 }
                 return OrderReceipt(status: stored.status, body: stored.body, replayed: true)
             }
-            try OrderLock.lock(orderId: request.orderId, on: connection)
             let order = try Order(record: changes.createOrder(request, by: principal, in: transaction))
             let answer = StoredAnswer(fingerprint: fingerprint, status: 201, body: try Self.encoder.encode(order))
             try IdempotencyKeys.store(answer, for: scope, on: connection)
