@@ -187,25 +187,18 @@ struct OrdersTests {
     func confirmationReachesPull() async throws {
         let server = try await TestServer.start()
         defer { server.stop() }
-        let (_, ana) = try await server.makeDevice()
+        let ana = try await server.device()
         let (_, dora) = try await server.makeDevice(role: .dispatcher, team: nil)
-        let created = try await server.createOrder("ord-1", token: ana)
-        let initial = try await pull(server, token: ana, cursor: nil)
+        let created = try await server.createOrder("ord-1", token: ana.token)
+        let initial = try await ana.pull()
         #expect(initial.changes.contains { $0.recordId == "ord-1" && $0.payload?["status"] == "SUBMITTED" && $0.serverSeq == created.serverSeq })
 
         let confirmed = try await server.decideOrder("ord-1", token: dora).decode(Order.self)
-        let next = try await pull(server, token: ana, cursor: initial.nextCursor)
+        let next = try await ana.pull(cursor: initial.nextCursor)
 
         let change = try #require(next.changes.first { $0.collection == "orders" && $0.recordId == "ord-1" })
         #expect(change.type == .upsert && change.serverSeq == confirmed.serverSeq && change.serverSeq > created.serverSeq)
         #expect(change.payload?["status"] == "CONFIRMED")
-    }
-
-    private func pull(_ server: TestServer, token: String, cursor: String?) async throws -> PullResponse {
-        let query = cursor.map { "?cursor=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0) } ?? ""
-        let response = try await server.client.get("/v1/sync/pull" + query, headers: ["X-App-Version": "2.3.0"], token: token)
-        guard response.status == 200 else { throw TestServerError("pull failed: \(response)") }
-        return try response.decode(PullResponse.self)
     }
 }
 

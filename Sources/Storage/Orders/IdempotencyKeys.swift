@@ -1,4 +1,3 @@
-import Cryptography
 import Foundation
 import Postgres
 
@@ -8,9 +7,10 @@ struct IdempotencyScope: Sendable {
     var endpoint: String
     var key: String
 
-    /// The advisory-lock key of this scope. Two scopes collide with probability 2^-64, and a
-    /// collision only answers `REQUEST_IN_PROGRESS` to a request that could have run.
-    var lockKey: Int64 { AdvisoryLockKey.of("idempotency", userId, endpoint, key) }
+    /// The text whose 64-bit hash keys the scope's advisory lock. The user id's length makes
+    /// it unambiguous; two scopes whose texts hash alike (about 2^-64) only answer
+    /// `REQUEST_IN_PROGRESS` to a request that could have run.
+    var lockName: String { "idempotency:\(userId.utf8.count):\(userId):\(endpoint):\(key)" }
 }
 
 /// The answer stored for a completed request.
@@ -34,7 +34,7 @@ struct StoredAnswer: Sendable {
 enum IdempotencyKeys {
     /// Claims `scope` for this transaction; false when another transaction holds it.
     static func tryClaim(_ scope: IdempotencyScope, on connection: PostgresConnection) throws -> Bool {
-        try connection.query("SELECT pg_try_advisory_xact_lock(\(scope.lockKey))")[0].decode(0, as: Bool.self)
+        try connection.query("SELECT pg_try_advisory_xact_lock(hashtextextended(\(scope.lockName), 0))")[0].decode(0, as: Bool.self)
     }
 
     /// The answer of an earlier request with this key, if one completed.
@@ -56,16 +56,5 @@ enum IdempotencyKeys {
             INSERT INTO idempotency_keys (user_id, endpoint, key, fingerprint, status, body)
             VALUES (\(scope.userId), \(scope.endpoint), \(scope.key), \(answer.fingerprint), \(answer.status), \(answer.body))
             """)
-    }
-}
-
-/// Keys for PostgreSQL's advisory locks, which share one 64-bit space per database (the
-/// engine's per-record locks use `hashtextextended`).
-enum AdvisoryLockKey {
-    /// The first 8 bytes of the SHA-256 of `parts` joined by NUL: distinct part lists get
-    /// distinct keys but for a 2^-64 chance.
-    static func of(_ parts: String...) -> Int64 {
-        let digest = SHA256.hash(Data(parts.joined(separator: "\u{0}").utf8))
-        return digest.prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
     }
 }

@@ -197,12 +197,13 @@ public final class EventHub: Sendable {
 
     /// Hands rows to every subscriber; ends and drops those that fell too far behind.
     private func fanOut(_ entries: [OutboxEntry]) {
+        let encoded = entries.map(LiveEvent.init)
         let (events, subscribers) = state.withLock { state in
             // Moving the head and taking the list together: a subscriber registered after this
             // reads these rows as its backlog, one registered before receives them here.
-            let fresh = entries.filter { $0.id > (state.head ?? 0) }
+            let fresh = encoded.filter { $0.id > (state.head ?? 0) }
             state.head = max(state.head ?? 0, entries.last?.id ?? 0)
-            return (fresh.map(LiveEvent.init), Array(state.subscribers.values))
+            return (fresh, Array(state.subscribers.values))
         }
         guard !events.isEmpty else { return }
         for subscriber in subscribers where !subscriber.deliver(events) {
@@ -232,7 +233,7 @@ public final class EventHub: Sendable {
 
 extension Duration {
     /// The duration in seconds, as `TimeInterval`.
-    var seconds: Double {
+    fileprivate var seconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
