@@ -56,10 +56,9 @@ struct BenchEventsCommand: Command {
             let op = PushOp(
                 opId: "bench-op-\(index)", clientSeq: Int64(index + 1), collection: "jobs", recordId: "bench-job-\(index)", type: .create,
                 occurredAt: RFC3339.string(from: Date()), fields: ["title": FieldChange(new: .string("Job \(index)"))])
+            let request = PushRequest(deviceId: author.deviceId, schemaVersion: services.schema.version, ops: [op])
             var outcome: PushOutcome?
-            writes.add(try measureMilliseconds {
-                outcome = try services.pushes.push(PushRequest(deviceId: author.deviceId, schemaVersion: services.schema.version, ops: [op]), by: author)
-            })
+            writes.add(try measureMilliseconds { outcome = try services.pushes.push(request, by: author) })
             guard let seq = outcome?.results.first?.serverSeq else { throw CommandError("the job was not applied: \(String(describing: outcome))") }
             log.committed(seq)
             let next = start.addingTimeInterval(Double(index + 1) * interval)
@@ -91,7 +90,8 @@ private struct BenchTeam {
             let user = try services.accounts.createUser(
                 username: "bench-viewer-\(index)", role: .field, teamId: "bench-events", passwordHash: hash)
             let deviceId = "bench-device-\(index)"
-            tokens.append(try services.accounts.issueToken(userId: user.id, deviceId: deviceId, platform: "bench", appVersion: "9.9.9", lifetime: 3600).token)
+            let issued = try services.accounts.issueToken(userId: user.id, deviceId: deviceId, platform: "bench", appVersion: "9.9.9", lifetime: 3600)
+            tokens.append(issued.token)
             if author == nil { author = Principal(userId: user.id, role: .field, teamId: user.teamId, deviceId: deviceId) }
         }
         guard let author else { throw CommandError("a team needs at least one member") }

@@ -48,7 +48,10 @@ public struct EventHeader: Sendable, Equatable {
 /// | admin | everything | everything |
 /// | dispatcher | everything (every record is in its scope) | orders and conflicts |
 /// | supervisor | audience meets its team: `team:<team>` or `user:<member>` | the same |
-/// | field | personal events (orders, its devices' syncs) only with `user:<own id>` in the audience; others when the audience meets `user:<own id>` or `team:<own team>` | nothing (no back-office) |
+/// | field | its own (below), and others whose audience meets `user:<own id>` or `team:<own team>` | nothing (no back-office) |
+///
+/// A field user's personal events — orders, and syncs of its devices — reach it only with
+/// `user:<own id>` in the audience.
 ///
 /// Orders are personal: an order record carries its team's key so that office roles and the
 /// team's supervisor see it, but a field user must never learn of a teammate's order, not
