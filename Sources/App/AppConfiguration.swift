@@ -35,6 +35,9 @@ public struct AppConfiguration: Sendable {
     /// A collection schema to use instead of the built-in one (`FIELDSYNC_SCHEMA`, a JSON file);
     /// an invalid file stops the start with a message naming the collection and field.
     public var schemaFile: URL?
+    /// Seconds a device token's grant is reused before it is read again
+    /// (`FIELDSYNC_TOKEN_CACHE_SECONDS`); revocations and suspensions reach it at once through NOTIFY.
+    public var tokenCacheSeconds = 2
     /// Whether `serve` also runs the background worker (`--no-worker` turns it off).
     public var runsWorker = true
     /// Seconds between worker passes (`FIELDSYNC_WORKER_INTERVAL`).
@@ -72,6 +75,7 @@ public struct AppConfiguration: Sendable {
         configuration.cursorSecret = environment["FIELDSYNC_CURSOR_SECRET"]
         configuration.passwordIterations = try positive(environment, "FIELDSYNC_PASSWORD_ITERATIONS") ?? configuration.passwordIterations
         configuration.schemaFile = environment["FIELDSYNC_SCHEMA"].map { URL(fileURLWithPath: $0) }
+        configuration.tokenCacheSeconds = try positive(environment, "FIELDSYNC_TOKEN_CACHE_SECONDS") ?? configuration.tokenCacheSeconds
         configuration.runsWorker = !arguments.has("no-worker")
         configuration.workerInterval = try positive(environment, "FIELDSYNC_WORKER_INTERVAL") ?? configuration.workerInterval
         if let name = environment["FIELDSYNC_LOG_LEVEL"] {

@@ -45,11 +45,11 @@ public final class Services: Sendable {
 
     init(
         database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, cursorKey: Data,
-        workerInterval: Int, files: AttachmentFiles, web: BackOffice.Setup, liveEvents: EventHub.Options, logger: Logger
+        workerInterval: Int, tokenCacheSeconds: Int, files: AttachmentFiles, web: BackOffice.Setup, liveEvents: EventHub.Options, logger: Logger
     ) {
         let accounts = AccountStore(database: database)
         let settings = SettingsStore(database: database)
-        let authenticator = Authenticator(accounts: accounts)
+        let authenticator = Authenticator(accounts: accounts, cacheLifetime: Double(tokenCacheSeconds))
         self.database = database
         self.accounts = accounts
         self.settings = settings
@@ -120,7 +120,7 @@ public final class Services: Sendable {
             let web = try BackOffice.Setup(resources: app.resourcesDirectory, secrets: SecretStore(database: client), configuration: app.web)
             return Services(
                 database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations),
-                cursorKey: cursorKey, workerInterval: app.workerInterval, files: files, web: web, liveEvents: app.liveEvents, logger: logger)
+                cursorKey: cursorKey, workerInterval: app.workerInterval, tokenCacheSeconds: app.tokenCacheSeconds, files: files, web: web, liveEvents: app.liveEvents, logger: logger)
         } catch {
             client.shutdown()
             throw error
