@@ -28,4 +28,43 @@
       if (dirty) event.preventDefault();
     });
   }
+
+  // The dashboard's live operations panel: newest event first, the last 50 kept.
+  // EventSource reconnects by itself and resumes with Last-Event-ID; `reset` means the
+  // server no longer holds what was missed, so the page reloads for fresh figures.
+  var feed = document.querySelector("[data-live-feed]");
+  if (feed && window.EventSource) {
+    var rows = feed.querySelector("[data-live-rows]");
+    var status = feed.querySelector("[data-live-status]");
+    var source = new EventSource(feed.getAttribute("data-live-feed"));
+    var labels = {
+      "order.created": function (d) { return "Order " + d.orderId + " submitted"; },
+      "order.status_changed": function (d) { return "Order " + d.orderId + " " + String(d.status || "").toLowerCase(); },
+      "conflict.opened": function (d) { return "Conflict opened on " + d.collection + "/" + d.recordId; },
+      "conflict.resolved": function (d) { return "Conflict resolved on " + d.collection + "/" + d.recordId; },
+      "record.changed": function (d) { return "Record " + d.collection + "/" + d.recordId + " changed"; },
+      "device.synced": function (d) { return "Device " + d.deviceId + " synced"; },
+      "attachment.completed": function (d) { return "Attachment " + (d.attId || "") + " uploaded"; },
+      "settings.changed": function () { return "Settings changed"; }
+    };
+    var show = function (type, event) {
+      var data = {};
+      try { data = JSON.parse(event.data); } catch (error) { return; }
+      var row = document.createElement("li");
+      var time = document.createElement("time");
+      time.textContent = new Date().toLocaleTimeString();
+      row.appendChild(time);
+      // textContent, never innerHTML: ids come from devices.
+      row.appendChild(document.createTextNode(" " + labels[type](data)));
+      rows.insertBefore(row, rows.firstChild);
+      while (rows.children.length > 50) rows.removeChild(rows.lastChild);
+    };
+    Object.keys(labels).forEach(function (type) {
+      source.addEventListener(type, function (event) { show(type, event); });
+    });
+    source.addEventListener("reset", function () { window.location.reload(); });
+    source.onopen = function () { status.textContent = "Connected. New events appear here as they happen."; };
+    source.onerror = function () { status.textContent = "Connection lost; reconnecting…"; };
+    status.textContent = "Connecting…";
+  }
 })();

@@ -59,7 +59,8 @@ public final class Services: Sendable {
         self.login = login
         self.authenticator = authenticator
         self.schema = schema
-        self.principals = PrincipalResolver(accounts: accounts)
+        let principals = PrincipalResolver(accounts: accounts)
+        self.principals = principals
         let attachmentStore = AttachmentStore(database: database)
         let syncStore = PostgresSyncStore(database: database, attachments: attachmentStore, logger: logger)
         self.syncStore = syncStore
@@ -79,13 +80,17 @@ public final class Services: Sendable {
         self.worker = Worker(
             jobs: [RetentionJob(store: RetentionStore(database: database), settings: settings)], database: database,
             interval: .seconds(workerInterval), logger: logger)
+        let events = EventHub(feed: EventFeedStore(database: database, logger: logger), options: liveEvents, logger: logger)
+        self.events = events
+        let feed = LiveEventsController(authenticator: authenticator, principals: principals, hub: events)
         self.backOffice = BackOffice(
             setup: web,
             dependencies: .init(
                 accounts: accounts, settings: settings, sessions: WebSessionStore(database: database), dashboard: DashboardStore(database: database),
                 login: login, passwords: passwords, conflictQueue: ConflictQueueStore(database: database),
                 syncCentre: SyncCentreStore(database: database),
-                teamRollup: TeamRollupStore(database: database), changes: serverChanges),
+                teamRollup: TeamRollupStore(database: database), changes: serverChanges,
+                liveFeed: { user, request in try feed.backOfficeFeed(for: user, request: request) }),
             logger: logger)
         self.listener = PostgresListener(
             configuration: configuration, channels: [AccountStore.changeChannel, SettingsStore.changeChannel], logger: logger
@@ -93,7 +98,6 @@ public final class Services: Sendable {
             if channel == AccountStore.changeChannel { authenticator.forgetAll() } else { settings.invalidate() }
         }
         self.orders = OrderService(store: syncStore, changes: serverChanges)
-        self.events = EventHub(feed: EventFeedStore(database: database, logger: logger), options: liveEvents, logger: logger)
         self.logger = logger
         listener.start()
         events.start()

@@ -44,11 +44,14 @@ public final class BackOffice: Sendable {
         public var teamRollup: TeamRollupStore
         /// Applies conflict resolutions made in the queue.
         public var changes: ServerChangeService
+        /// The live-event stream of a signed-in user who may open the live feed; the
+        /// back-office does not depend on the device API that builds it.
+        public var liveFeed: @Sendable (UserAccount, Request) throws -> Response
 
         public init(
             accounts: AccountStore, settings: SettingsStore, sessions: WebSessionStore, dashboard: DashboardStore, login: LoginService,
             passwords: PasswordHasher, conflictQueue: ConflictQueueStore, syncCentre: SyncCentreStore, teamRollup: TeamRollupStore,
-            changes: ServerChangeService
+            changes: ServerChangeService, liveFeed: @escaping @Sendable (UserAccount, Request) throws -> Response
         ) {
             self.accounts = accounts
             self.settings = settings
@@ -60,6 +63,7 @@ public final class BackOffice: Sendable {
             self.syncCentre = syncCentre
             self.teamRollup = teamRollup
             self.changes = changes
+            self.liveFeed = liveFeed
         }
     }
 
@@ -100,5 +104,6 @@ public final class BackOffice: Sendable {
         ConflictQueueController(queue: deps.conflictQueue, changes: deps.changes, renderer: renderer, configuration: web).register(on: routes)
         SyncCentreController(store: deps.syncCentre, settings: deps.settings, renderer: renderer, configuration: web).register(on: routes)
         TeamController(rollups: deps.teamRollup, renderer: renderer, configuration: web).register(on: routes)
+        routes.add(.GET, Area.liveEvents.path, area: .liveEvents) { context in try deps.liveFeed(context.session.user, context.request) }
     }
 }

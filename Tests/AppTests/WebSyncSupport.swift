@@ -43,6 +43,14 @@ final class WebDevice {
         return try JSONDecoder().decode(PushResponse.self, from: Data(response.body.utf8)).results[0]
     }
 
+    /// Posts a JSON body with this device's token and the extra `headers`, e.g. an `Idempotency-Key`.
+    func post(_ path: String, json body: Data, headers: [(String, String)] = []) throws -> WebResponse {
+        let signedIn = browser.extraHeaders
+        defer { browser.extraHeaders = signedIn }
+        browser.extraHeaders += headers
+        return try browser.send("POST", path, body: body, contentType: "application/json")
+    }
+
     /// `GET` with this device's token, e.g. `/v1/team/rollup`.
     func get(_ path: String) throws -> WebResponse {
         try browser.get(path)

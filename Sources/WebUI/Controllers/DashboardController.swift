@@ -30,7 +30,9 @@ struct DashboardController {
     @Sendable func show(_ context: WebContext) throws -> Response {
         let user = context.session.user
         let current = try settings.current()
-        var content: [String: TemplateValue] = ["banners": .array(banners(current, for: user.role)), "gate": gate(current, for: user.role)]
+        var content: [String: TemplateValue] = [
+            "banners": .array(banners(current, for: user.role)), "gate": gate(current, for: user.role), "liveFeedPath": .string(Area.liveEvents.path),
+        ]
         if user.role == .supervisor {
             content["scope"] = .string(user.teamId.map { "Team \($0)" } ?? "No team")
         } else {
