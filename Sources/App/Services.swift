@@ -82,6 +82,8 @@ public final class Services: Sendable {
             interval: .seconds(workerInterval), logger: logger)
         let events = EventHub(feed: EventFeedStore(database: database, logger: logger), options: liveEvents, logger: logger)
         self.events = events
+        let orders = OrderService(store: syncStore, changes: serverChanges)
+        self.orders = orders
         let feed = LiveEventsController(authenticator: authenticator, principals: principals, hub: events)
         self.backOffice = BackOffice(
             setup: web,
@@ -90,14 +92,14 @@ public final class Services: Sendable {
                 login: login, passwords: passwords, conflictQueue: ConflictQueueStore(database: database),
                 syncCentre: SyncCentreStore(database: database),
                 teamRollup: TeamRollupStore(database: database), changes: serverChanges,
-                liveFeed: { user, request in try feed.backOfficeFeed(for: user, request: request) }),
+                liveFeed: { user, request in try feed.backOfficeFeed(for: user, request: request) },
+                orderQueue: OrderQueueStore(database: database), orders: orders),
             logger: logger)
         self.listener = PostgresListener(
             configuration: configuration, channels: [AccountStore.changeChannel, SettingsStore.changeChannel], logger: logger
         ) { channel, _ in
             if channel == AccountStore.changeChannel { authenticator.forgetAll() } else { settings.invalidate() }
         }
-        self.orders = OrderService(store: syncStore, changes: serverChanges)
         self.logger = logger
         listener.start()
         events.start()

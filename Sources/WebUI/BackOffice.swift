@@ -47,11 +47,15 @@ public final class BackOffice: Sendable {
         /// The live-event stream of a signed-in user who may open the live feed; the
         /// back-office does not depend on the device API that builds it.
         public var liveFeed: @Sendable (UserAccount, Request) throws -> Response
+        public var orderQueue: OrderQueueStore
+        /// Confirms and rejects orders, exactly as the device API does.
+        public var orders: OrderService
 
         public init(
             accounts: AccountStore, settings: SettingsStore, sessions: WebSessionStore, dashboard: DashboardStore, login: LoginService,
             passwords: PasswordHasher, conflictQueue: ConflictQueueStore, syncCentre: SyncCentreStore, teamRollup: TeamRollupStore,
-            changes: ServerChangeService, liveFeed: @escaping @Sendable (UserAccount, Request) throws -> Response
+            changes: ServerChangeService, liveFeed: @escaping @Sendable (UserAccount, Request) throws -> Response, orderQueue: OrderQueueStore,
+            orders: OrderService
         ) {
             self.accounts = accounts
             self.settings = settings
@@ -64,11 +68,13 @@ public final class BackOffice: Sendable {
             self.teamRollup = teamRollup
             self.changes = changes
             self.liveFeed = liveFeed
+            self.orderQueue = orderQueue
+            self.orders = orders
         }
     }
 
     /// The areas that have pages so far, in navigation order.
-    static let availableAreas: [Area] = [.dashboard, .conflicts, .syncCentre, .teamRollup, .users, .settings]
+    static let availableAreas: [Area] = [.dashboard, .orders, .conflicts, .syncCentre, .teamRollup, .users, .settings]
 
     private let setup: Setup
     private let dependencies: Dependencies
@@ -104,6 +110,7 @@ public final class BackOffice: Sendable {
         ConflictQueueController(queue: deps.conflictQueue, changes: deps.changes, renderer: renderer, configuration: web).register(on: routes)
         SyncCentreController(store: deps.syncCentre, settings: deps.settings, renderer: renderer, configuration: web).register(on: routes)
         TeamController(rollups: deps.teamRollup, renderer: renderer, configuration: web).register(on: routes)
+        OrdersController(queue: deps.orderQueue, orders: deps.orders, renderer: renderer, configuration: web).register(on: routes)
         routes.add(.GET, Area.liveEvents.path, area: .liveEvents) { context in try deps.liveFeed(context.session.user, context.request) }
     }
 }
