@@ -50,6 +50,8 @@
     var show = function (type, event) {
       var data = {};
       try { data = JSON.parse(event.data); } catch (error) { return; }
+      // An order's own order.* event already says what changed.
+      if (type === "record.changed" && data.collection === "orders") return;
       var row = document.createElement("li");
       var time = document.createElement("time");
       time.textContent = new Date().toLocaleTimeString();

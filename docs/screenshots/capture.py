@@ -109,8 +109,9 @@ class Device:
         body = {"username": username, "password": DEMO_PASSWORD, "deviceId": device_id, "platform": platform, "appVersion": version}
         self.token = self.call("/v1/auth/token", body)["token"]
 
-    def call(self, path, body):
+    def call(self, path, body, extra_headers=None):
         headers = {"Content-Type": "application/json", "X-App-Version": self.version, "X-Device-Id": self.device_id}
+        headers.update(extra_headers or {})
         if getattr(self, "token", None):
             headers["Authorization"] = "Bearer " + self.token
         request = urllib.request.Request(self.base + path, data=json.dumps(body).encode(), method="POST", headers=headers)
@@ -125,6 +126,12 @@ class Device:
               "fields": {name: {"old": old.get(name), "new": value} for name, value in (values or {}).items()}}
         result = self.call("/v1/sync/push", {"deviceId": self.device_id, "schemaVersion": 3, "ops": [op]})["results"][0]
         return result.get("serverSeq")
+
+    def order(self, order_id, customer, lines, note=None):
+        body = {"orderId": order_id, "customerId": customer, "lines": [{"sku": sku, "qty": qty} for sku, qty in lines]}
+        if note:
+            body["note"] = note
+        return self.call("/v1/orders", body, {"Idempotency-Key": "order-" + order_id})
 
 
 def push_field_work(devices):
@@ -149,6 +156,26 @@ def push_field_work(devices):
     carla.push("update", "jobs", "job-9999", {"status": "complete"}, base=1)
     farid.push("create", "jobs", "job-5120", {"title": "Meter swap", "labor_minutes": -5})
     farid.push("update", "jobs", "job-5120", {"notes": "Customer away"}, base=1, seq=farid.seq + 2)
+    ana.order("ORD-1042", "cust-0311", [("VALVE-22", 4), ("SEAL-8", 10)], "Deliver to the north depot before Friday")
+    carla.order("ORD-1043", "cust-0578", [("METER-3", 1)])
+    bruno.order("ORD-1044", "cust-0311", [("PIPE-15", 6), ("ELBOW-15", 12), ("TAPE-PTFE", 3)], "<b>urgent</b> — site closes at 16:00")
+
+
+def order_pages(driver, base):
+    """The order queue, one order, and the dashboard's live panel as a new order arrives."""
+    driver.set_window_size(1280, 900)
+    driver.get(base + "/admin/orders")
+    shoot(driver, "orders")
+    driver.get(base + "/admin/orders/ORD-1044")
+    shoot(driver, "order")
+    driver.set_window_size(1280, 900)
+    driver.get(base + "/admin")
+    WebDriverWait(driver, 10).until(lambda d: "Connected" in d.find_element(By.CSS_SELECTOR, "[data-live-status]").text)
+    device = Device(base, DEMO_USERS[0][0], "dev-4499", "ios", "2.4.0")
+    device.order("ORD-" + datetime.datetime.now().strftime("%H%M%S"), "cust-0902", [("VALVE-22", 1)])
+    device.push("create", "jobs", "job-" + datetime.datetime.now().strftime("%H%M%S"), {"title": "Check pressure", "status": "open"})
+    WebDriverWait(driver, 10).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "[data-live-rows] li")) >= 1)
+    shoot(driver, "dashboard-feed")
 
 
 def supervisor_pages(driver, base):
@@ -207,6 +234,7 @@ def main():
             driver.get(args.base + path)
             shoot(driver, name)
         conflict_pages(driver, args.base)
+        order_pages(driver, args.base)
         driver.set_window_size(1280, 900)
         driver.get(args.base + "/admin/users")
         driver.find_element(By.LINK_TEXT, DEMO_USERS[0][0]).click()
