@@ -28,6 +28,20 @@ struct WebLiveFeedTests {
         #expect(events.last?.event == "order.created")
     }
 
+    @Test("a decision made on the order page reaches the feed as one order.status_changed")
+    func decisionReachesFeed() async throws {
+        let server = try WebTestServer()
+        defer { server.stop() }
+        _ = try WebOrdersTests.seed(server)
+        let browser = try server.signedIn(as: "dee")
+        let feed = try await Self.openFeed(server, as: browser)
+        let done = try browser.submit("/admin/orders/ORD-1/confirm", from: "/admin/orders/ORD-1", [("confirmed", "yes")])
+        #expect(done.status == 303)
+        let events = try await feed.events(until: { $0.event == "order.status_changed" })
+        #expect(events.last?.json["status"]?.stringValue == "CONFIRMED")
+        #expect(try await feed.events(during: 0.5).filter { $0.event == "order.status_changed" }.isEmpty)
+    }
+
     @Test("the dashboard has the live operations panel, which says it needs JavaScript until the script runs")
     func dashboardPanel() throws {
         let server = try WebTestServer()
