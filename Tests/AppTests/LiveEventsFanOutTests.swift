@@ -41,17 +41,15 @@ struct LiveEventsFanOutTests {
         let fast = try await server.openFeed(token: token)
         try await waitUntil { server.services.events.subscriberCount == 2 }
 
-        var lags: [Double] = []
+        // Each batch must reach the fast client within the read timeout even while the stalled
+        // one is full: a stalled client that held up delivery would make this throw.
         for batch in 0..<12 {
-            let committed = Date()
             let subjects = try server.appendLargeEvents(10, for: ana, prefix: "big-\(batch)")
             let events = try await fast.events(until: { $0.subject == subjects[9] }, timeout: 5)
-            lags.append(Date().timeIntervalSince(committed))
             #expect(events.map(\.subject) == subjects, "every event, in order")
         }
 
         #expect(server.services.events.subscriberCount == 1, "the stalled client was dropped")
-        #expect(lags.max()! < 2, "the fast client kept receiving each batch promptly: \(lags)")
         #expect(try await stalled.open() == 200)
         #expect(try await stalled.waitForEnd(), "reading again, the stalled client finds its stream ended (it resumes with Last-Event-ID)")
     }
