@@ -49,7 +49,9 @@ public struct ReportsController: Sendable {
         let since = try Self.since(request.query["since"])
         let page = try assignments.assignments(
             for: try principals.principal(for: identity), since: since, limit: settings.maxPullLimit)
-        let items: [JSONValue] = page.map { ["assignmentId": .string($0.assignmentId), "payload": .object($0.payload), "revision": .int($0.revision)] }
+        let items: [JSONValue] = page.map {
+            ["assignmentId": .string($0.assignmentId), "payload": .object($0.payload), "revision": .int($0.revision)]
+        }
         return respond([
             "assignments": .array(items), "revision": .int(page.last?.revision ?? since), "hasMore": .bool(page.count == settings.maxPullLimit),
             "minSupportedAppVersion": .string(settings.minSupportedAppVersion), "serverSchemaVersion": .int(Int64(schemaVersion)),
