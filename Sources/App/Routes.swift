@@ -31,6 +31,7 @@ enum Routes {
         ReportsController(
             authenticator: services.authenticator, principals: services.principals, gate: services.gate,
             reports: ReportSyncService(pushes: services.pushes), assignments: AssignmentFeed(database: services.database),
+            photos: ReportPhotoService(reports: ReportSyncService(pushes: services.pushes), attachments: services.attachments),
             schemaVersion: services.schema.version
         ).register(on: router)
         services.backOffice.register(on: router)

@@ -39,3 +39,13 @@ extension SyncDevice {
         return try response.json()
     }
 }
+
+extension SyncDevice {
+    /// `POST /v1/reports/{serverId}/photos` with one photo as multipart/form-data; the raw answer.
+    func uploadPhoto(_ bytes: Data, to serverId: String, boundary: String = "fs-boundary-7") async throws -> TestResponse {
+        var body = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"p.jpg\"\r\n".utf8)
+        body += Data("Content-Type: image/jpeg\r\n\r\n".utf8) + bytes + Data("\r\n--\(boundary)--\r\n".utf8)
+        let headers = headers.merging(["Content-Type": "multipart/form-data; boundary=\(boundary)"]) { _, new in new }
+        return try await server.client.send("POST", "/v1/reports/\(serverId)/photos", body: body, headers: headers, token: token)
+    }
+}

@@ -50,15 +50,24 @@ public struct ReportSyncService: Sendable {
     private func apply(
         _ report: ReportUpload, key: RecordKey, opId: String, schemaVersion: Int, by principal: Principal, in tx: any SyncTransaction
     ) throws -> ReportSyncResult {
-        let device = try tx.lockDevice(principal.deviceId)
-        if let stored = try tx.opLogEntries(deviceId: principal.deviceId, opIds: [opId]).first {
-            return try answer(report, key: key, result: stored.result, in: tx)
+        let result = try runOp(opId: opId, key: key, schemaVersion: schemaVersion, by: principal, in: tx) { current, clientSeq in
+            Self.op(report, key: key, opId: opId, clientSeq: clientSeq, current: current)
         }
+        return try answer(report, key: key, result: result, in: tx)
+    }
+
+    /// Runs the op `make` builds from the locked record and a server-allocated `clientSeq`, or
+    /// answers the stored result when `opId` is already in the device's op log.
+    func runOp(
+        opId: String, key: RecordKey, schemaVersion: Int, by principal: Principal, in tx: any SyncTransaction,
+        make: (StoredRecord?, Int64) throws -> PushOp
+    ) throws -> OpResult {
+        let device = try tx.lockDevice(principal.deviceId)
+        if let stored = try tx.opLogEntries(deviceId: principal.deviceId, opIds: [opId]).first { return stored.result }
         let current = try tx.lockRecords([key]).first
         let nextSeq = ([device.highWater] + device.pending.map(\.op.clientSeq)).max()! + 1
-        let op = Self.op(report, key: key, opId: opId, clientSeq: nextSeq, current: current)
-        let outcome = try pushes.processor.process(PushBatch(principal: principal, schemaVersion: schemaVersion, ops: [op]), in: tx)
-        return try answer(report, key: key, result: outcome.results[0], in: tx)
+        let op = try make(current, nextSeq)
+        return try pushes.processor.process(PushBatch(principal: principal, schemaVersion: schemaVersion, ops: [op]), in: tx).results[0]
     }
 
     /// The push op for a report: a create for a new record, otherwise an update based on the

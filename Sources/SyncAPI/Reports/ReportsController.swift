@@ -12,23 +12,30 @@ public struct ReportsController: Sendable {
     let gate: SyncGate
     let reports: ReportSyncService
     let assignments: AssignmentFeed
+    let photos: ReportPhotoService
     let schemaVersion: Int
 
     public init(
         authenticator: Authenticator, principals: PrincipalResolver, gate: SyncGate, reports: ReportSyncService, assignments: AssignmentFeed,
-        schemaVersion: Int
+        photos: ReportPhotoService, schemaVersion: Int
     ) {
         self.authenticator = authenticator
         self.principals = principals
         self.gate = gate
         self.reports = reports
         self.assignments = assignments
+        self.photos = photos
         self.schemaVersion = schemaVersion
     }
 
     public func register(on router: Router) {
         router.add(.POST, "/v1/reports/sync", handler: sync)
         router.add(.GET, "/v1/assignments", handler: listAssignments)
+        // One photo per request, streamed to disk as it arrives; the cap leaves room for the
+        // multipart framing around the largest attachment the default settings allow.
+        router.add(
+            .POST, "/v1/reports/{serverId}/photos", options: RouteOptions(maxBodyBytes: Self.maxPhotoRequestBytes, streamsBodyToFile: true),
+            handler: uploadPhoto)
     }
 
     @Sendable func sync(_ request: Request) throws -> Response {
@@ -55,6 +62,39 @@ public struct ReportsController: Sendable {
         return respond([
             "assignments": .array(items), "revision": .int(page.last?.revision ?? since), "hasMore": .bool(page.count == settings.maxPullLimit),
             "minSupportedAppVersion": .string(settings.minSupportedAppVersion), "serverSchemaVersion": .int(Int64(schemaVersion)),
+        ])
+    }
+
+    static let maxPhotoRequestBytes = (50 << 20) + (64 << 10)
+
+    @Sendable func uploadPhoto(_ request: Request) throws -> Response {
+        let identity = try authenticator.authenticate(request)
+        let settings = try gate.admit(request, identity: identity)
+        let serverId = try request.parameter("serverId")
+        guard let body = request.bodyFile else { throw HTTPError.internalError() }
+        let part: MultipartFile
+        do {
+            let boundary = try MultipartFileReader.boundary(contentType: request.headers["content-type"])
+            var reader = try MultipartFileReader(body: body, boundary: boundary)
+            part = try reader.firstFile(into: body.deletingLastPathComponent())
+        } catch let error as MultipartError {
+            throw HTTPError.validationFailed(field: "photo", message: "unreadable multipart/form-data body: \(error)")
+        }
+        defer { try? FileManager.default.removeItem(at: part.url) }
+        let principal = try principals.principal(for: identity)
+        let receipt = try mappingSyncErrors {
+            do {
+                return try photos.attach(part.url, contentType: part.contentType ?? "application/octet-stream", to: serverId, by: principal)
+            } catch let error as AttachmentError {
+                throw error.httpError
+            }
+        }
+        return respond([
+            "serverId": .string(receipt.serverId), "attachmentId": .string(receipt.attachmentId),
+            "revision": receipt.revision.map(JSONValue.int) ?? .null,
+            "photosReceived": .int(Int64(receipt.photosReceived)), "photosExpected": receipt.photosExpected.map { .int(Int64($0)) } ?? .null,
+            "photosComplete": .bool(receipt.photosComplete), "minSupportedAppVersion": .string(settings.minSupportedAppVersion),
+            "serverSchemaVersion": .int(Int64(schemaVersion)),
         ])
     }
 
