@@ -42,12 +42,18 @@ struct ReportContractPhotoTests {
         #expect(content.status == 200 && content.body == photos[2])
     }
 
-    @Test("A photo for an unknown report is 404 NOT_FOUND")
+    @Test("A photo for an unknown report, or another team's, is 404 NOT_FOUND and stores nothing")
     func unknownReport() async throws {
         let server = try await TestServer.start()
         defer { server.stop() }
-        let ana = try await server.device(.field)
-        let response = try await ana.uploadPhoto(Data("x".utf8), to: "report:missing")
-        #expect(response.status == 404, "\(response)")
+        let ana = try await server.device(.field, team: "north")
+        let ben = try await server.device(.field, team: "south")
+        let bens = try #require(try await ben.syncReports([SyncDevice.report("local-1")])[0]["serverId"]?.stringValue)
+
+        let missing = try await ana.uploadPhoto(Data("x".utf8), to: "report:missing")
+        let foreign = try await ana.uploadPhoto(Data("y".utf8), to: bens)
+
+        #expect(missing.status == 404 && foreign.status == 404, "\(missing) \(foreign)")
+        #expect(try server.scalar("SELECT count(*) FROM attachments") == 0)
     }
 }

@@ -111,4 +111,24 @@ struct ReportContractTests {
         #expect(later["revision"]?.intValue == changed)
         #expect(later["minSupportedAppVersion"]?.stringValue != nil)
     }
+
+    @Test("The contract passes auth and the sync gate: 401 without a token, 503 in maintenance, 426 below the hard minimum")
+    func gated() async throws {
+        let server = try await TestServer.start()
+        defer { server.stop() }
+        let ana = try await server.device(.field, appVersion: "2.1.0")
+        let anonymous = try await server.client.post("/v1/reports/sync", json: ["reports": JSONValue.array([])], headers: ana.headers)
+        try server.updateSettings { $0.maintenanceMode = true }
+        let maintenance = try await ana.sendReports([SyncDevice.report("local-1")])
+        try server.updateSettings {
+            $0.maintenanceMode = false
+            $0.hardMinimumAppVersion = "2.2.0"
+        }
+        let upgrade = try await ana.sendReports([SyncDevice.report("local-1")])
+
+        #expect(anonymous.status == 401)
+        #expect(maintenance.status == 503 && maintenance.header("Retry-After") != nil)
+        #expect(upgrade.status == 426)
+        #expect(try server.scalar("SELECT count(*) FROM records WHERE collection = 'reports'") == 0)
+    }
 }

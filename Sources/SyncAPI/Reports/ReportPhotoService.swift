@@ -43,9 +43,10 @@ public struct ReportPhotoService: Sendable {
     public func attach(_ file: URL, contentType: String, to serverId: String, by principal: Principal) throws -> PhotoReceipt {
         let (sha256, size) = try FileDigest.sha256(of: file)
         guard size > 0 else { throw SyncError.validation("photo", "the photo is empty") }
+        let key = RecordKey(collection: ReportSyncService.collection, recordId: serverId)
+        try checkVisible(key, by: principal)
         let attId = "photo:" + SHA256.hash(Data("\(serverId):\(sha256)".utf8)).hexString.prefix(40)
         try upload(file, attId: attId, sha256: sha256, size: size, contentType: contentType, serverId: serverId, by: principal)
-        let key = RecordKey(collection: ReportSyncService.collection, recordId: serverId)
         let opId = "report-photo:" + SHA256.hash(Data("\(serverId):\(attId)".utf8)).hexString
         let (result, record) = try reports.pushes.store.transaction { tx in
             let version = reports.pushes.processor.schema.version
@@ -61,6 +62,15 @@ public struct ReportPhotoService: Sendable {
         let expected = record?.payload["answers"]?["photoCount"]?.intValue.map(Int.init)
         return PhotoReceipt(
             serverId: serverId, attachmentId: attId, revision: result.serverSeq, photosReceived: photos.count, photosExpected: expected)
+    }
+
+    /// Refuses before anything is stored: a report that does not exist, is deleted or lies
+    /// outside the caller's scope is `NOT_FOUND` alike, so the answer reveals nothing.
+    private func checkVisible(_ key: RecordKey, by principal: Principal) throws {
+        let record = try reports.pushes.store.transaction { tx in try tx.lockRecords([key]).first }
+        guard let record, !record.isDeleted, principal.canSee(record.scopeKeys) else {
+            throw SyncError(.notFound, "no report \(key.recordId)")
+        }
     }
 
     /// The update that appends `attId` to `photos` (unchanged when already there).

@@ -39,14 +39,6 @@ public struct ReportSyncService: Sendable {
     }
 
     /// Runs one report's op inside `tx`.
-    ///
-    /// **clientSeq.** The simple contract has none, so the server numbers the device's ops
-    /// itself: the device row is locked first (the same lock a push takes, held to commit), and
-    /// the op gets one more than the highest sequence the device has used (its high-water or a
-    /// held op's). That keeps rule 2's gap-free order by construction. A retried report whose
-    /// op is already in the op log is answered from the log without a new number, since a new
-    /// number would change the op's fingerprint. A device must therefore use either this
-    /// endpoint or `/v1/sync/push` with its own numbering, not both.
     private func apply(
         _ report: ReportUpload, key: RecordKey, opId: String, schemaVersion: Int, by principal: Principal, in tx: any SyncTransaction
     ) throws -> ReportSyncResult {
@@ -58,6 +50,14 @@ public struct ReportSyncService: Sendable {
 
     /// Runs the op `make` builds from the locked record and a server-allocated `clientSeq`, or
     /// answers the stored result when `opId` is already in the device's op log.
+    ///
+    /// **clientSeq.** The simple contract has none, so the server numbers the device's ops
+    /// itself: the device row is locked first (the same lock a push takes, held to commit), and
+    /// the op gets one more than the highest sequence the device has used (its high-water or a
+    /// held op's). That keeps rule 2's gap-free order by construction. A retried report whose
+    /// op is already in the op log is answered from the log without a new number, since a new
+    /// number would change the op's fingerprint. A device must therefore use either this
+    /// endpoint or `/v1/sync/push` with its own numbering, not both.
     func runOp(
         opId: String, key: RecordKey, schemaVersion: Int, by principal: Principal, in tx: any SyncTransaction,
         make: (StoredRecord?, Int64) throws -> PushOp
@@ -65,7 +65,7 @@ public struct ReportSyncService: Sendable {
         let device = try tx.lockDevice(principal.deviceId)
         if let stored = try tx.opLogEntries(deviceId: principal.deviceId, opIds: [opId]).first { return stored.result }
         let current = try tx.lockRecords([key]).first
-        let nextSeq = ([device.highWater] + device.pending.map(\.op.clientSeq)).max()! + 1
+        let nextSeq = max(device.highWater, device.pending.map(\.op.clientSeq).max() ?? 0) + 1
         let op = try make(current, nextSeq)
         return try pushes.processor.process(PushBatch(principal: principal, schemaVersion: schemaVersion, ops: [op]), in: tx).results[0]
     }
