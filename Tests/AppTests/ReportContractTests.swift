@@ -84,6 +84,9 @@ struct ReportContractTests {
         #expect(results[0]["errorCode"]?.stringValue == "VALIDATION_FAILED")
         #expect(results[1]["errorCode"]?.stringValue == "OUT_OF_SCOPE")
         #expect(results[1]["serverId"] == nil)
+        let tooMany = try await ben.sendReports((1...51).map { SyncDevice.report("many-\($0)") })
+        #expect(tooMany.status == 400)
+        #expect(try tooMany.json()["error"]?["details"]?["field"]?.stringValue == "reports")
     }
 
     @Test("GET /v1/assignments lists the caller's visible assignments after since, ascending, with the revision to pass next")

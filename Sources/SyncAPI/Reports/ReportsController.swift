@@ -42,6 +42,10 @@ public struct ReportsController: Sendable {
         let identity = try authenticator.authenticate(request)
         let settings = try gate.admit(request, identity: identity)
         let body = try request.decode(ReportSyncRequest.self)
+        // Each report is its own transaction; the push batch limit bounds one request's work.
+        guard body.reports.count <= settings.maxOpsPerPush else {
+            throw HTTPError.validationFailed(field: "reports", message: "at most \(settings.maxOpsPerPush) reports per request")
+        }
         let principal = try principals.principal(for: identity)
         let results = try mappingSyncErrors { try reports.sync(body, by: principal) }
         return respond([
