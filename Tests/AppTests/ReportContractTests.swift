@@ -64,6 +64,13 @@ struct ReportContractTests {
         #expect(try #require(result["revision"]?.intValue) >= officeSeq)
         #expect(result["serverPayload"]?["answers"] == ["note": .string("office")])
         #expect(try server.storedRecord("reports", serverId)?.payload["answers"] == ["note": .string("office")])
+
+        // The inspector keeps the local revision: re-sent on the refreshed base, it is accepted.
+        let rebased = SyncDevice.report(
+            "local-1", answers: ["note": .string("device")], serverId: serverId, baseRevision: result["revision"]?.intValue)
+        let kept = try await ana.syncReports([rebased])[0]
+        #expect(kept["status"]?.stringValue == "ACCEPTED", "\(kept)")
+        #expect(try server.storedRecord("reports", serverId)?.payload["answers"] == ["note": .string("device")])
     }
 
     @Test("Invalid or out-of-scope reports are REJECTED with the protocol code, and the rest of the batch is ACCEPTED")
