@@ -1,0 +1,117 @@
+import Foundation
+import HTTP
+import Storage
+import SyncEngine
+import SyncProtocol
+
+/// `POST /v1/reports/sync` and `GET /v1/assignments?since=` (PROTOCOL.md "Inspection reports"):
+/// the simple contract of report apps, on the `reports` and `assignments` collections.
+public struct ReportsController: Sendable {
+    let authenticator: Authenticator
+    let principals: PrincipalResolver
+    let gate: SyncGate
+    let reports: ReportSyncService
+    let assignments: AssignmentFeed
+    let photos: ReportPhotoService
+    let schemaVersion: Int
+
+    public init(
+        authenticator: Authenticator, principals: PrincipalResolver, gate: SyncGate, reports: ReportSyncService, assignments: AssignmentFeed,
+        photos: ReportPhotoService, schemaVersion: Int
+    ) {
+        self.authenticator = authenticator
+        self.principals = principals
+        self.gate = gate
+        self.reports = reports
+        self.assignments = assignments
+        self.photos = photos
+        self.schemaVersion = schemaVersion
+    }
+
+    public func register(on router: Router) {
+        router.add(.POST, "/v1/reports/sync", handler: sync)
+        router.add(.GET, "/v1/assignments", handler: listAssignments)
+        // One photo per request, streamed to disk as it arrives; the cap leaves room for the
+        // multipart framing around the largest attachment the default settings allow.
+        router.add(
+            .POST, "/v1/reports/{serverId}/photos", options: RouteOptions(maxBodyBytes: Self.maxPhotoRequestBytes, streamsBodyToFile: true),
+            handler: uploadPhoto)
+    }
+
+    @Sendable func sync(_ request: Request) throws -> Response {
+        let identity = try authenticator.authenticate(request)
+        let settings = try gate.admit(request, identity: identity)
+        let body = try request.decode(ReportSyncRequest.self)
+        // Each report is its own transaction; the push batch limit bounds one request's work.
+        guard body.reports.count <= settings.maxOpsPerPush else {
+            throw HTTPError.validationFailed(field: "reports", message: "at most \(settings.maxOpsPerPush) reports per request")
+        }
+        let principal = try principals.principal(for: identity)
+        let results = try mappingSyncErrors { try reports.sync(body, by: principal) }
+        return respond([
+            "results": .array(results.map(\.jsonValue)), "minSupportedAppVersion": .string(settings.minSupportedAppVersion),
+            "serverSchemaVersion": .int(Int64(schemaVersion)),
+        ])
+    }
+
+    @Sendable func listAssignments(_ request: Request) throws -> Response {
+        let identity = try authenticator.authenticate(request)
+        let settings = try gate.admit(request, identity: identity)
+        let since = try Self.since(request.query["since"])
+        let page = try assignments.assignments(
+            for: try principals.principal(for: identity), since: since, limit: settings.maxPullLimit)
+        let items: [JSONValue] = page.map {
+            ["assignmentId": .string($0.assignmentId), "payload": .object($0.payload), "revision": .int($0.revision)]
+        }
+        return respond([
+            "assignments": .array(items), "revision": .int(page.last?.revision ?? since), "hasMore": .bool(page.count == settings.maxPullLimit),
+            "minSupportedAppVersion": .string(settings.minSupportedAppVersion), "serverSchemaVersion": .int(Int64(schemaVersion)),
+        ])
+    }
+
+    static let maxPhotoRequestBytes = (50 << 20) + (64 << 10)
+
+    @Sendable func uploadPhoto(_ request: Request) throws -> Response {
+        let identity = try authenticator.authenticate(request)
+        let settings = try gate.admit(request, identity: identity)
+        let serverId = try request.parameter("serverId")
+        guard let body = request.bodyFile else { throw HTTPError.internalError() }
+        let part: MultipartFile
+        do {
+            let boundary = try MultipartFileReader.boundary(contentType: request.headers["content-type"])
+            var reader = try MultipartFileReader(body: body, boundary: boundary)
+            part = try reader.firstFile(into: body.deletingLastPathComponent())
+        } catch let error as MultipartError {
+            throw HTTPError.validationFailed(field: "photo", message: "unreadable multipart/form-data body: \(error)")
+        }
+        defer { try? FileManager.default.removeItem(at: part.url) }
+        let principal = try principals.principal(for: identity)
+        let receipt = try mappingSyncErrors {
+            do {
+                return try photos.attach(part.url, contentType: part.contentType ?? "application/octet-stream", to: serverId, by: principal)
+            } catch let error as AttachmentError {
+                throw error.httpError
+            }
+        }
+        return respond([
+            "serverId": .string(receipt.serverId), "attachmentId": .string(receipt.attachmentId),
+            "revision": receipt.revision.map(JSONValue.int) ?? .null,
+            "photosReceived": .int(Int64(receipt.photosReceived)), "photosExpected": receipt.photosExpected.map { .int(Int64($0)) } ?? .null,
+            "photosComplete": .bool(receipt.photosComplete), "minSupportedAppVersion": .string(settings.minSupportedAppVersion),
+            "serverSchemaVersion": .int(Int64(schemaVersion)),
+        ])
+    }
+
+    private func respond(_ body: JSONValue) -> Response {
+        Response(status: 200, headers: ["Content-Type": "application/json; charset=utf-8"], body: .bytes(body.canonicalData()))
+    }
+
+    /// The `since` revision: absent means 0 (everything).
+    static func since(_ text: String?) throws -> Int64 {
+        guard let text else { return 0 }
+        guard let value = Int64(text), value >= 0 else {
+            throw HTTPError.validationFailed(field: "since", message: "since must be a revision (an integer >= 0)")
+        }
+        return value
+    }
+}
