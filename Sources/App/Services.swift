@@ -78,7 +78,10 @@ public final class Services: Sendable {
         self.gate = SyncGate(settings: settings, limiter: RateLimiter())
         self.cursors = PullCursorCodec(key: cursorKey)
         self.worker = Worker(
-            jobs: [RetentionJob(store: RetentionStore(database: database), settings: settings)], database: database,
+            jobs: [
+                RetentionJob(store: RetentionStore(database: database), settings: settings), UploadSessionJob(attachments: attachments),
+            ],
+            database: database,
             interval: .seconds(workerInterval), logger: logger)
         let events = EventHub(feed: EventFeedStore(database: database, logger: logger), options: liveEvents, logger: logger)
         self.events = events

@@ -60,7 +60,10 @@ struct SyncBadInputTests {
             "reports", "rep-1", ["assignmentId": "a", "answers": [:], "photos": .array(Array(repeating: "att-000000000", count: 70_000))])
 
         for op in [hugeString, hugeArray] {
-            let response = try await ana.send([op])
+            // As a client sending a large body should: wait for the server's go-ahead, so the early
+            // 413 is read instead of the send failing on the connection the server closes.
+            let response = try await ana.send(
+                PushRequest(deviceId: ana.deviceId, schemaVersion: 3, ops: [op]), headers: ["Expect": "100-continue"])
             #expect(response.status == 413 && response.errorCode == "PAYLOAD_TOO_LARGE")
         }
         #expect(try server.syncTableCounts() == counts)

@@ -21,12 +21,17 @@ struct RetentionStoreTests {
                        ('jobs', 'alive', '{}', '{}', 3, NULL, 3, now() - interval '400 days');
                 INSERT INTO scope_exits (scope_key, collection, record_id, seq, exited_at)
                 VALUES ('user:a', 'jobs', 'x', 1, now() - interval '90 days'), ('user:a', 'jobs', 'y', 2, now());
+                INSERT INTO users (id, username, role, password_hash) VALUES ('u', 'u', 'field', '!');
+                INSERT INTO idempotency_keys (user_id, endpoint, key, fingerprint, status, body, created_at)
+                VALUES ('u', 'POST /v1/orders', 'old', 'f', 201, '\\x7b7d', now() - interval '40 days'),
+                       ('u', 'POST /v1/orders', 'new', 'f', 201, '\\x7b7d', now());
                 INSERT INTO events (type, data, audience, created_at)
                 VALUES ('record.changed', '{}', '{}', now() - interval '2 days'), ('record.changed', '{}', '{}', now());
                 """)
         }
         let report = try RetentionStore(database: database, batchSize: 1).purge(ServerSettings())
         #expect(report.opResults == 1 && report.tombstones == 1 && report.scopeExits == 1 && report.events == 1)
+        #expect(report.idempotencyKeys == 1)
         let left = try database.withConnection { connection in
             (
                 try connection.query("SELECT op_id FROM op_log ORDER BY op_id").map { try $0.decode(0, as: String.self) },

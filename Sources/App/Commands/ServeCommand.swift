@@ -39,7 +39,7 @@ struct ServeCommand: Command {
 /// `fieldsync worker`: runs the background jobs (retention) without serving HTTP.
 struct WorkerCommand: Command {
     let path = ["worker"]
-    let summary = "run background jobs only (retention of op results, tombstones, events)"
+    let summary = "run background jobs only (retention, expired upload sessions)"
     let valueOptions: Set<String> = ["data-dir"]
     let flagOptions: Set<String> = ["help", "once"]
     let usage = """
@@ -48,9 +48,10 @@ struct WorkerCommand: Command {
         Runs the background jobs every FIELDSYNC_WORKER_INTERVAL seconds (default 600) until
         SIGINT/SIGTERM, or a single pass with --once (for cron). Each job holds a PostgreSQL
         advisory lock while it runs, so several workers never run the same job at once.
-        Jobs: retention — deletes op results older than the op-result retention (at least
-        30 days), tombstones and scope exits older than the tombstone retention, and live
-        events older than a day.
+        Jobs: retention — deletes op results and idempotency keys older than the op-result
+        retention (at least 30 days), tombstones and scope exits older than the tombstone
+        retention, and live events older than a day; upload-sessions — deletes upload
+        sessions inactive for longer than the upload-session window, with their chunks.
 
         Options:
           --once             one pass, then exit

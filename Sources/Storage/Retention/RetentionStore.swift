@@ -7,13 +7,15 @@ public struct RetentionReport: Sendable, Equatable, CustomStringConvertible {
     public var tombstones = 0
     public var scopeExits = 0
     public var events = 0
+    public var idempotencyKeys = 0
 
     public init() {}
 
-    public var total: Int { opResults + tombstones + scopeExits + events }
+    public var total: Int { opResults + tombstones + scopeExits + events + idempotencyKeys }
 
     public var description: String {
-        "op results \(opResults), tombstones \(tombstones), scope exits \(scopeExits), events \(events)"
+        "op results \(opResults), tombstones \(tombstones), scope exits \(scopeExits), events \(events), "
+            + "idempotency keys \(idempotencyKeys)"
     }
 }
 
@@ -24,6 +26,7 @@ public struct RetentionReport: Sendable, Equatable, CustomStringConvertible {
 /// - Tombstones, and scope exits, older than `tombstoneRetentionDays` (at least 30: cursors
 ///   live 30 days, and a device must still learn of every delete it could have missed).
 /// - Outbox events older than a day (the live feed replays 5 minutes).
+/// - Idempotency keys of requests (orders) older than the op-result retention, like op results.
 public struct RetentionStore: Sendable {
     let database: PostgresClient
     let batchSize: Int
@@ -52,6 +55,10 @@ public struct RetentionStore: Sendable {
             """)
         report.events = try deleteInBatches("""
             DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < \(eventCutoff) ORDER BY id LIMIT \(batchSize))
+            """)
+        report.idempotencyKeys = try deleteInBatches("""
+            DELETE FROM idempotency_keys WHERE ctid IN (
+                SELECT ctid FROM idempotency_keys WHERE created_at < \(opCutoff) LIMIT \(batchSize))
             """)
         return report
     }
