@@ -27,11 +27,12 @@ enum Routes {
         ).register(on: router)
         TeamRollupController(authenticator: services.authenticator, rollups: TeamRollupStore(database: services.database)).register(on: router)
         OrdersController(authenticator: services.authenticator, principals: services.principals, orders: services.orders).register(on: router)
-        LiveEventsController(authenticator: services.authenticator, principals: services.principals, hub: services.events).register(on: router)
+        services.liveEvents.register(on: router)
+        let reports = ReportSyncService(pushes: services.pushes)
         ReportsController(
             authenticator: services.authenticator, principals: services.principals, gate: services.gate,
-            reports: ReportSyncService(pushes: services.pushes), assignments: AssignmentFeed(database: services.database),
-            photos: ReportPhotoService(reports: ReportSyncService(pushes: services.pushes), attachments: services.attachments),
+            reports: reports, assignments: AssignmentFeed(database: services.database),
+            photos: ReportPhotoService(reports: reports, attachments: services.attachments),
             schemaVersion: services.schema.version
         ).register(on: router)
         services.backOffice.register(on: router)

@@ -39,6 +39,8 @@ public final class Services: Sendable {
     public let orders: OrderService
     /// This process's live-event fan-out.
     public let events: EventHub
+    /// The live-event streams: `GET /v1/events` and the back-office feed.
+    public let liveEvents: LiveEventsController
     /// Wakes this process when another one changes accounts or settings.
     private let listener: PostgresListener
     let logger: Logger
@@ -88,6 +90,7 @@ public final class Services: Sendable {
         let orders = OrderService(store: syncStore, changes: serverChanges)
         self.orders = orders
         let feed = LiveEventsController(authenticator: authenticator, principals: principals, hub: events)
+        self.liveEvents = feed
         self.backOffice = BackOffice(
             setup: web,
             dependencies: .init(

@@ -50,7 +50,7 @@ public struct OrderService: Sendable {
     public func submit(_ request: OrderRequest, idempotencyKey: String, by principal: Principal) throws -> OrderReceipt {
         let scope = IdempotencyScope(userId: principal.userId, endpoint: Self.endpoint, key: idempotencyKey)
         let fingerprint = try Self.fingerprint(of: request)
-        return try store.withOrderTransaction { connection, transaction in
+        return try store.transaction { connection, transaction in
             guard try IdempotencyKeys.tryClaim(scope, on: connection) else {
                 throw SyncError(.requestInProgress, "a request with this Idempotency-Key is still being processed; retry shortly")
             }

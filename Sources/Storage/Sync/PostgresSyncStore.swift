@@ -19,11 +19,17 @@ public final class PostgresSyncStore: SyncStore {
     }
 
     public func transaction<T: Sendable>(_ body: (any SyncTransaction) throws -> T) throws -> T {
+        try transaction { _, transaction in try body(transaction) }
+    }
+
+    /// A sync transaction that also hands out its connection, for callers that commit rows of
+    /// their own with the engine's changes (order idempotency keys); retried like any other.
+    func transaction<T>(_ body: (_ connection: PostgresConnection, _ transaction: any SyncTransaction) throws -> T) throws -> T {
         var attempt = 1
         while true {
             do {
                 return try database.withTransaction { connection in
-                    try body(PostgresSyncTransaction(connection: connection, attachments: attachments))
+                    try body(connection, PostgresSyncTransaction(connection: connection, attachments: attachments))
                 }
             } catch let error as PostgresError where error.code.isTransient && attempt < 3 {
                 logger.debug("sync transaction retried", metadata: ["db.error": "\(error.code)", "attempt": "\(attempt)"])
@@ -36,12 +42,4 @@ public final class PostgresSyncStore: SyncStore {
 /// Which attachment uploads are finalized, read inside the caller's transaction.
 public protocol FinalizedAttachmentLookup: Sendable {
     func finalized(among ids: [String], on connection: PostgresConnection) throws -> Set<String>
-}
-
-/// The lookup used while no attachment upload can finish: every dependency stays pending,
-/// so ops that depend on attachments are deferred rather than applied early.
-public struct NoFinalizedAttachments: FinalizedAttachmentLookup {
-    public init() {}
-
-    public func finalized(among ids: [String], on connection: PostgresConnection) throws -> Set<String> { [] }
 }
