@@ -1,16 +1,25 @@
 # FieldSync — the two commands a fresh Debian machine needs are `make run` and `make test`.
 SWIFT ?= swift
+PYTHON ?= python3
+BROWSER_TESTS = $(PYTHON) -m unittest discover --start-directory Tests/Browser --verbose
 
-.PHONY: run test build release packages bench-http bench-sync clean
+.PHONY: run test test-browser build release packages browser-packages bench-http bench-sync clean
 
 ## Installs missing system packages, builds a release binary and serves on the embedded PostgreSQL.
 run: packages release
 	.build/release/fieldsync serve $(ARGS)
 
-## Installs missing system packages and runs the whole test suite against a throwaway PostgreSQL.
-test: packages
+## Installs missing system packages and runs the whole test suite against a throwaway PostgreSQL:
+## the Swift tests, then the browser tests (headless Chromium driving a real server).
+test: packages browser-packages
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(BROWSER_TESTS)
+
+## Only the browser tests (builds the debug server they start).
+test-browser: browser-packages
+	$(SWIFT) build --product fieldsync
+	$(BROWSER_TESTS)
 
 build: packages
 	$(SWIFT) build
@@ -20,6 +29,9 @@ release: packages
 
 packages:
 	@scripts/install-system-packages
+
+browser-packages:
+	@scripts/install-system-packages chromium chromium-driver python3-selenium
 
 ## Benchmarks (figures printed; nothing asserted).
 bench-http: release

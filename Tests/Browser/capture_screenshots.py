@@ -1,31 +1,29 @@
 #!/usr/bin/env python3
 """Screenshots of the FieldSync back-office, taken with headless Chromium.
 
-Usage (against a running server, e.g. `fieldsync serve --port 8099`):
+Usage (against a running server, e.g. `fieldsync serve --port 8099`; needs the
+Debian packages chromium, chromium-driver and python3-selenium):
 
-    pip install selenium          # apt: chromium chromium-driver
-    python3 docs/screenshots/capture.py --base http://127.0.0.1:8099 \
+    python3 Tests/Browser/capture_screenshots.py --base http://127.0.0.1:8099 \
         --password "$FIELDSYNC_ADMIN_PASSWORD" [--seed]
 
 --seed first creates demo users through the back-office forms, signs demo
 devices in through the device API and pushes field work from them (including
 two conflicts that need review, a held op and rejected ones), so the pages have
 something to show.
-Pictures are written next to this script.
+Pictures are written to docs/screenshots.
 """
 
 import argparse
 import datetime
-import json
 import os
-import shutil
-import urllib.request
 
-from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from harness import ROOT, Device, chromium, sign_in, sign_out
+
+SCREENSHOTS = os.path.join(ROOT, "docs", "screenshots")
 
 DEMO_USERS = [
     # username, role, team
@@ -39,25 +37,6 @@ DEMO_USERS = [
 DEMO_PASSWORD = "demo-password-1"
 
 
-def browser(width, height):
-    options = webdriver.ChromeOptions()
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                 f"--window-size={width},{height}", "--force-device-scale-factor=1"):
-        options.add_argument(flag)
-    # The system's Chromium and driver, so Selenium does not try to download its own.
-    options.binary_location = shutil.which("chromium") or shutil.which("google-chrome") or ""
-    service = webdriver.ChromeService(executable_path=shutil.which("chromedriver"))
-    return webdriver.Chrome(options=options, service=service)
-
-
-def sign_in(driver, base, username, password):
-    driver.get(base + "/login")
-    driver.find_element(By.NAME, "username").send_keys(username)
-    driver.find_element(By.NAME, "password").send_keys(password)
-    driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
-    WebDriverWait(driver, 10).until(lambda d: "/login" not in d.current_url)
-
-
 def shoot(driver, name, full_page=True):
     if full_page:
         # Grow the window until the viewport holds the whole document.
@@ -65,7 +44,7 @@ def shoot(driver, name, full_page=True):
         chrome = size["height"] - driver.execute_script("return window.innerHeight")
         height = driver.execute_script("return document.documentElement.scrollHeight")
         driver.set_window_size(size["width"], max(height + chrome, 900))
-    path = os.path.join(HERE, name + ".png")
+    path = os.path.join(SCREENSHOTS, name + ".png")
     driver.save_screenshot(path)
     print("wrote", path)
 
@@ -88,7 +67,8 @@ def seed(driver, base):
         if role != "field" or f"dev-{4410 + index}" in listed:
             continue
         version = "2.1.0" if username == "farid.haddad" else f"2.{3 + index % 2}.0"
-        devices[username] = Device(base, username, f"dev-{4410 + index}", "android" if index % 2 else "ios", version)
+        devices[username] = Device(base, username, f"dev-{4410 + index}", version, DEMO_PASSWORD,
+                                   "android" if index % 2 else "ios")
     if devices:
         push_field_work(devices)
     driver.get(base + "/admin/settings")
@@ -101,45 +81,12 @@ def seed(driver, base):
         WebDriverWait(driver, 10).until(lambda d: "notice=" in d.current_url)
 
 
-class Device:
-    """A demo device signed in through the device API, numbering its ops 1, 2, 3…"""
-
-    def __init__(self, base, username, device_id, platform, version):
-        self.base, self.device_id, self.version, self.seq = base, device_id, version, 0
-        body = {"username": username, "password": DEMO_PASSWORD, "deviceId": device_id, "platform": platform, "appVersion": version}
-        self.token = self.call("/v1/auth/token", body)["token"]
-
-    def call(self, path, body, extra_headers=None):
-        headers = {"Content-Type": "application/json", "X-App-Version": self.version, "X-Device-Id": self.device_id}
-        headers.update(extra_headers or {})
-        if getattr(self, "token", None):
-            headers["Authorization"] = "Bearer " + self.token
-        request = urllib.request.Request(self.base + path, data=json.dumps(body).encode(), method="POST", headers=headers)
-        return json.loads(urllib.request.urlopen(request).read())
-
-    def push(self, kind, collection, record_id, values=None, base=None, old=None, seq=None):
-        self.seq = seq or self.seq + 1
-        old = old or {}
-        op = {"opId": f"{self.device_id}-{self.seq}", "clientSeq": self.seq, "collection": collection, "recordId": record_id,
-              "type": kind, "baseServerSeq": base, "occurredAt": datetime.datetime.now(datetime.timezone.utc)
-              .replace(microsecond=0).isoformat().replace("+00:00", "Z"),
-              "fields": {name: {"old": old.get(name), "new": value} for name, value in (values or {}).items()}}
-        result = self.call("/v1/sync/push", {"deviceId": self.device_id, "schemaVersion": 3, "ops": [op]})["results"][0]
-        return result.get("serverSeq")
-
-    def order(self, order_id, customer, lines, note=None):
-        body = {"orderId": order_id, "customerId": customer, "lines": [{"sku": sku, "qty": qty} for sku, qty in lines]}
-        if note:
-            body["note"] = note
-        return self.call("/v1/orders", body, {"Idempotency-Key": "order-" + order_id})
-
-
 def push_field_work(devices):
     """Field work from the demo devices: records, edits, two review conflicts, a held op and rejected ones."""
     ana, bruno = devices["ana.silva"], devices["bruno.costa"]
     carla, farid = devices["carla.mendes"], devices["farid.haddad"]
     report = {"assignmentId": "as-118", "answers": {"boiler_pressure": "1.4 bar", "leak_visible": "no", "signed_by": "J. Pereira"}}
-    created = ana.push("create", "reports", "rep-2041", report)
+    created = ana.push("create", "reports", "rep-2041", report)["results"][0]["serverSeq"]
     ana.push("create", "jobs", "job-4471", {"title": "Replace boiler valve", "status": "in_progress", "labor_minutes": 90})
     ana.push("create", "visits", "visit-3310", {"siteId": "site-77", "notes": "Gate code 4412"})
     bruno.push("update", "reports", "rep-2041", {"answers": {"boiler_pressure": "1.1 bar", "leak_visible": "yes",
@@ -148,14 +95,14 @@ def push_field_work(devices):
                                                            "signed_by": "M. Sousa"}, "photos": ["att-5501", "att-5502"]},
              base=created, old={"answers": report["answers"]})
     south = {"assignmentId": "as-204", "answers": {"meter_reading": "20417", "seal_intact": "yes"}}
-    created = carla.push("create", "reports", "rep-2077", south)
+    created = carla.push("create", "reports", "rep-2077", south)["results"][0]["serverSeq"]
     farid.push("update", "reports", "rep-2077", {"answers": {"meter_reading": "20471", "seal_intact": "yes"}}, base=created)
     carla.push("update", "reports", "rep-2077", {"answers": {"meter_reading": "20417", "seal_intact": "no"}},
                base=created, old={"answers": south["answers"]})
     carla.push("create", "part_usage", "pu-881", {"job_id": "job-5120", "sku": "VALVE-22", "qty": 2})
     carla.push("update", "jobs", "job-9999", {"status": "complete"}, base=1)
     farid.push("create", "jobs", "job-5120", {"title": "Meter swap", "labor_minutes": -5})
-    farid.push("update", "jobs", "job-5120", {"notes": "Customer away"}, base=1, seq=farid.seq + 2)
+    farid.push("update", "jobs", "job-5120", {"notes": "Customer away"}, base=1, client_seq=farid.seq + 2)
     ana.order("ORD-1042", "cust-0311", [("VALVE-22", 4), ("SEAL-8", 10)], "Deliver to the north depot before Friday")
     carla.order("ORD-1043", "cust-0578", [("METER-3", 1)])
     bruno.order("ORD-1044", "cust-0311", [("PIPE-15", 6), ("ELBOW-15", 12), ("TAPE-PTFE", 3)], "<b>urgent</b> — site closes at 16:00")
@@ -171,7 +118,7 @@ def order_pages(driver, base):
     driver.set_window_size(1280, 900)
     driver.get(base + "/admin")
     WebDriverWait(driver, 10).until(lambda d: "Connected" in d.find_element(By.CSS_SELECTOR, "[data-live-status]").text)
-    device = Device(base, DEMO_USERS[0][0], "dev-4499", "ios", "2.4.0")
+    device = Device(base, DEMO_USERS[0][0], "dev-4499", "2.4.0", DEMO_PASSWORD)
     device.order("ORD-" + datetime.datetime.now().strftime("%H%M%S"), "cust-0902", [("VALVE-22", 1)])
     device.push("create", "jobs", "job-" + datetime.datetime.now().strftime("%H%M%S"), {"title": "Check pressure", "status": "open"})
     WebDriverWait(driver, 10).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "[data-live-rows] li")) >= 1)
@@ -181,8 +128,7 @@ def order_pages(driver, base):
 def supervisor_pages(driver, base):
     """The dashboard of a team supervisor, and the page they get for an admin-only area."""
     driver.set_window_size(1280, 900)
-    driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
-    WebDriverWait(driver, 10).until(lambda d: "/login" in d.current_url)
+    sign_out(driver)
     supervisor = next(name for name, role, _ in DEMO_USERS if role == "supervisor")
     sign_in(driver, base, supervisor, DEMO_PASSWORD)
     shoot(driver, "dashboard-supervisor", full_page=False)
@@ -218,7 +164,7 @@ def main():
     parser.add_argument("--seed", action="store_true")
     args = parser.parse_args()
 
-    driver = browser(1280, 900)
+    driver = chromium(1280, 900)
     try:
         driver.get(args.base + "/login")
         shoot(driver, "login", full_page=False)
