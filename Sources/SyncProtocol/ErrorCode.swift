@@ -140,6 +140,16 @@ extension ErrorCode {
     public static let chunksMissing = ErrorCode(rawValue: "CHUNKS_MISSING")
     /// 422: the reassembled file does not match its SHA-256; `details.suspectChunks` lists chunks to re-send.
     public static let fileChecksumMismatch = ErrorCode(rawValue: "FILE_CHECKSUM_MISMATCH")
+    /// 410: the upload session expired after 72 hours without activity; register again.
+    public static let uploadExpired = ErrorCode(rawValue: "UPLOAD_EXPIRED")
+    /// 409: the attId is registered with a different declaration; `details.field` names what differs.
+    public static let attachmentMismatch = ErrorCode(rawValue: "ATTACHMENT_MISMATCH")
+    /// 429: the device already has the maximum number of unfinished uploads.
+    public static let tooManyUploads = ErrorCode(rawValue: "TOO_MANY_UPLOADS")
+    /// 409: the attachment's content was asked for before its upload was finalized.
+    public static let uploadIncomplete = ErrorCode(rawValue: "UPLOAD_INCOMPLETE")
+    /// 416: a `Range` header starting beyond the end of the content.
+    public static let rangeNotSatisfiable = ErrorCode(rawValue: "RANGE_NOT_SATISFIABLE")
 }
 
 // MARK: - HTTP statuses
@@ -158,7 +168,8 @@ extension ErrorCode {
         .transitionNotAllowed: 409, .fieldConflict: 409, .reviewRequired: 409, .conflictAlreadyResolved: 409,
         .orderNotSubmitted: 409,
         .cursorInvalid: 400, .cursorExpired: 410, .attachmentTooLarge: 413, .chunkChecksumMismatch: 422,
-        .chunksMissing: 409, .fileChecksumMismatch: 422,
+        .chunksMissing: 409, .fileChecksumMismatch: 422, .uploadExpired: 410, .attachmentMismatch: 409,
+        .tooManyUploads: 429, .uploadIncomplete: 409, .rangeNotSatisfiable: 416,
     ]
 
     /// Every code the catalogue declares.

@@ -12,7 +12,7 @@ extension AttachmentError {
             return HTTPError(status: 404, code: ErrorCode.notFound.rawValue, message: "No upload session with this attId on this device.")
         case .sessionExpired:
             return HTTPError(
-                status: 410, code: "UPLOAD_EXPIRED", message: "The upload session expired after inactivity; register again to start over.")
+                status: 410, code: ErrorCode.uploadExpired.rawValue, message: "The upload session expired after inactivity; register again to start over.")
         case .tooLarge(let limit, let perRecord):
             return HTTPError(
                 status: 413, code: ErrorCode.attachmentTooLarge.rawValue,
@@ -20,11 +20,11 @@ extension AttachmentError {
                 details: ["limit": .int(Int(limit)), "scope": .string(perRecord ? "record" : "attachment")])
         case .tooManySessions(let limit):
             return HTTPError(
-                status: 429, code: "TOO_MANY_UPLOADS", message: "This device has \(limit) unfinished uploads; finish some first.",
+                status: 429, code: ErrorCode.tooManyUploads.rawValue, message: "This device has \(limit) unfinished uploads; finish some first.",
                 details: ["limit": .int(limit)], headers: ["Retry-After": "60"])
         case .declarationMismatch(let field):
             return HTTPError(
-                status: 409, code: "ATTACHMENT_MISMATCH", message: "This attId is registered with a different \(field).",
+                status: 409, code: ErrorCode.attachmentMismatch.rawValue, message: "This attId is registered with a different \(field).",
                 details: ["field": .string(field)])
         case .outOfScope:
             return HTTPError(status: 403, code: ErrorCode.outOfScope.rawValue, message: "The record is outside your scope.")
@@ -44,7 +44,7 @@ extension AttachmentError {
         case .contentNotFound:
             return HTTPError(status: 404, code: ErrorCode.notFound.rawValue, message: "No such attachment.")
         case .contentNotReady:
-            return HTTPError(status: 409, code: "UPLOAD_INCOMPLETE", message: "The attachment's upload has not been finalized.")
+            return HTTPError(status: 409, code: ErrorCode.uploadIncomplete.rawValue, message: "The attachment's upload has not been finalized.")
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import Storage
+import SyncProtocol
 
 /// The download answer for a finished attachment: the blob file, whole or one byte range.
 ///
@@ -28,7 +29,7 @@ enum ContentResponse {
             return Response(status: 206, headers: headers, body: .file(content.file.url, range: range))
         case .unsatisfiable:
             return HTTPError(
-                status: 416, code: "RANGE_NOT_SATISFIABLE", message: "The range starts beyond the end of the file.",
+                status: 416, code: ErrorCode.rangeNotSatisfiable.rawValue, message: "The range starts beyond the end of the file.",
                 details: ["size": .int(Int(size))], headers: ["Content-Range": "bytes */\(size)", "ETag": etag]
             ).response()
         }
