@@ -98,13 +98,16 @@ public final class Services: Sendable {
                 login: login, passwords: passwords, conflictQueue: ConflictQueueStore(database: database),
                 syncCentre: SyncCentreStore(database: database),
                 teamRollup: TeamRollupStore(database: database), changes: serverChanges,
-                liveFeed: { user, request in try feed.backOfficeFeed(for: user, request: request) },
+                liveFeed: { user, request, stillSignedIn in try feed.backOfficeFeed(for: user, request: request, stillSignedIn: stillSignedIn) },
                 orderQueue: OrderQueueStore(database: database), orders: orders),
             logger: logger)
         self.listener = PostgresListener(
             configuration: configuration, channels: [AccountStore.changeChannel, SettingsStore.changeChannel], logger: logger
         ) { channel, _ in
-            if channel == AccountStore.changeChannel { authenticator.forgetAll() } else { settings.invalidate() }
+            guard channel == AccountStore.changeChannel else { return settings.invalidate() }
+            authenticator.forgetAll()
+            // A revoked token or a suspended user must not keep an open live feed either.
+            events.recheckViewers()
         }
         self.logger = logger
         listener.start()

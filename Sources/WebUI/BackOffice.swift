@@ -46,7 +46,8 @@ public final class BackOffice: Sendable {
         public var changes: ServerChangeService
         /// The live-event stream of a signed-in user who may open the live feed; the
         /// back-office does not depend on the device API that builds it.
-        public var liveFeed: @Sendable (UserAccount, Request) throws -> Response
+        /// The live-feed stream of a signed-in user, given how to tell that their session still holds.
+        public var liveFeed: @Sendable (UserAccount, Request, _ stillSignedIn: @escaping @Sendable () throws -> Bool) throws -> Response
         public var orderQueue: OrderQueueStore
         /// Confirms and rejects orders, exactly as the device API does.
         public var orders: OrderService
@@ -54,7 +55,7 @@ public final class BackOffice: Sendable {
         public init(
             accounts: AccountStore, settings: SettingsStore, sessions: WebSessionStore, dashboard: DashboardStore, login: LoginService,
             passwords: PasswordHasher, conflictQueue: ConflictQueueStore, syncCentre: SyncCentreStore, teamRollup: TeamRollupStore,
-            changes: ServerChangeService, liveFeed: @escaping @Sendable (UserAccount, Request) throws -> Response, orderQueue: OrderQueueStore,
+            changes: ServerChangeService, liveFeed: @escaping @Sendable (UserAccount, Request, _ stillSignedIn: @escaping @Sendable () throws -> Bool) throws -> Response, orderQueue: OrderQueueStore,
             orders: OrderService
         ) {
             self.accounts = accounts
@@ -111,6 +112,8 @@ public final class BackOffice: Sendable {
         SyncCentreController(store: deps.syncCentre, settings: deps.settings, renderer: renderer, configuration: web).register(on: routes)
         TeamController(rollups: deps.teamRollup, renderer: renderer, configuration: web).register(on: routes)
         OrdersController(queue: deps.orderQueue, orders: deps.orders, renderer: renderer, configuration: web).register(on: routes)
-        routes.add(.GET, Area.liveEvents.path, area: .liveEvents) { context in try deps.liveFeed(context.session.user, context.request) }
+        routes.add(.GET, Area.liveEvents.path, area: .liveEvents) { [sessions] context in
+            try deps.liveFeed(context.session.user, context.request) { try sessions.isLive(context.session) }
+        }
     }
 }

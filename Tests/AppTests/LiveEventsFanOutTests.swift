@@ -87,8 +87,8 @@ struct LiveEventsFanOutTests {
 }
 
 /// `GET /admin/events` as the back-office registers it: the session's user goes to
-/// `LiveEventsController.backOfficeFeed(for:request:)`. Here the signed-in user is named by a
-/// test header instead of a session cookie.
+/// `LiveEventsController.backOfficeFeed(for:request:stillSignedIn:)`. Here the signed-in user is
+/// named by a test header instead of a session cookie, and never signs out.
 private final class BackOfficeFeedServer: Sendable {
     let http: HTTPServer
 
@@ -98,7 +98,7 @@ private final class BackOfficeFeedServer: Sendable {
         let router = Router()
         router.add(.GET, "/admin/events") { request in
             guard let user = try services.accounts.user(id: request.headers["X-Test-User"] ?? "") else { throw HTTPError.unauthenticated() }
-            return try events.backOfficeFeed(for: user, request: request)
+            return try events.backOfficeFeed(for: user, request: request) { true }
         }
         http = HTTPServer(configuration: .init(port: 0), router: router, logger: Logger(label: "test", level: .warning))
         try http.start()

@@ -32,7 +32,8 @@ final class WebTestServer: Sendable {
     let app: Application
     let clock = TestClock()
 
-    init() throws {
+    /// - Parameter configure: adjusts the configuration before the start.
+    init(configure: (inout AppConfiguration) -> Void = { _ in }) throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         var configuration = AppConfiguration(resourcesDirectory: root)
         configuration.port = 0
@@ -45,6 +46,7 @@ final class WebTestServer: Sendable {
         configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-web-\(UUID().uuidString)")
         configuration.web.now = { [clock] in clock.now }
         configuration.web.timeZone = TimeZone(identifier: "UTC")!
+        configure(&configuration)
         app = try Application.start(configuration, logger: Logger(label: "web-test", level: .warning))
     }
 

@@ -51,8 +51,23 @@ public final class WebSessionStore: Sendable {
                 RETURNING user_id, created_at, expires_at
                 """)
         }
-        guard let row = rows.first else { return nil }
-        return WebSessionRecord(userId: try row.decode("user_id"), createdAt: try row.decode("created_at"), expiresAt: try row.decode("expires_at"))
+        return try rows.first.map(Self.record)
+    }
+
+    /// Finds a live session like ``touch(id:now:idleCutoff:)`` but without recording activity.
+    public func find(id: String, now: Date, idleCutoff: Date) throws -> WebSessionRecord? {
+        let rows = try database.withConnection { connection in
+            try connection.query(
+                """
+                SELECT user_id, created_at, expires_at FROM web_sessions
+                WHERE id_hash = \(Self.hash(id)) AND expires_at > \(now) AND last_seen_at > \(idleCutoff)
+                """)
+        }
+        return try rows.first.map(Self.record)
+    }
+
+    private static func record(_ row: PostgresRow) throws -> WebSessionRecord {
+        WebSessionRecord(userId: try row.decode("user_id"), createdAt: try row.decode("created_at"), expiresAt: try row.decode("expires_at"))
     }
 
     /// Ends one session (sign-out); unknown ids are ignored.

@@ -52,6 +52,13 @@ public final class Authenticator: Sendable {
         return DeviceIdentity(user: grant.user, deviceId: grant.deviceId, token: token)
     }
 
+    /// Whether `identity`'s token still authenticates: not revoked, not expired, and its
+    /// user not suspended. Throws only when the database cannot tell.
+    public func stillValid(_ identity: DeviceIdentity) throws -> Bool {
+        guard let grant = try grant(for: identity.token) else { return false }
+        return grant.expiresAt > Date() && !grant.user.suspended
+    }
+
     /// Drops every cached grant (after a revocation or suspension).
     public func forgetAll() {
         cache.withLock { state in

@@ -55,6 +55,8 @@ public final class EventHub: Sendable {
     private let state = Mutex(State())
     /// Runs outbox reads, fan-out and heartbeats, one at a time.
     private let queue = DispatchQueue(label: "fieldsync.event-hub")
+    /// Runs credential re-checks, which query the database, away from fan-out.
+    private let recheckQueue = DispatchQueue(label: "fieldsync.event-hub.recheck")
 
     public init(feed: EventFeedStore, options: Options, logger: Logger) {
         self.feed = feed
@@ -73,7 +75,10 @@ public final class EventHub: Sendable {
         }
         guard started else { return watch.stop() }
         scheduleRead()
-        schedule(every: options.heartbeat) { $0.heartbeat() }
+        schedule(every: options.heartbeat) { hub in
+            hub.heartbeat()
+            hub.recheckViewers()
+        }
         schedule(every: options.pollInterval) { $0.scheduleRead() }
     }
 
@@ -89,6 +94,21 @@ public final class EventHub: Sendable {
         }
         watch?.stop()
         subscribers.forEach { $0.end() }
+    }
+
+    /// Ends the streams whose viewer's credential no longer holds. Called when accounts
+    /// change (a token revoked, a user suspended) and with every heartbeat, which also
+    /// catches expired tokens and ended back-office sessions.
+    public func recheckViewers() {
+        recheckQueue.async { [weak self] in
+            guard let self else { return }
+            for subscriber in self.state.withLock({ Array($0.subscribers.values) }) {
+                guard let stillAllowed = subscriber.viewer.stillAllowed, (try? stillAllowed()) == false else { continue }
+                subscriber.end()
+                self.remove(subscriber)
+                self.logger.info("live feed closed: credential no longer valid", metadata: ["user.id": subscriber.viewer.principal.userId])
+            }
+        }
     }
 
     /// The number of connected subscribers.

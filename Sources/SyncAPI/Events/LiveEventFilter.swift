@@ -17,10 +17,15 @@ public struct EventViewer: Sendable {
     let visibleKeys: Set<String>?
     /// `user:<own id>`.
     let ownKey: String
+    /// Whether the credential the stream was opened with still holds (token not revoked,
+    /// session not ended, account not suspended); nil for a stream that never lapses.
+    /// A throw means "cannot tell now" and keeps the stream.
+    let stillAllowed: (@Sendable () throws -> Bool)?
 
-    public init(principal: Principal, feed: EventFeed) {
+    public init(principal: Principal, feed: EventFeed, stillAllowed: (@Sendable () throws -> Bool)? = nil) {
         self.principal = principal
         self.feed = feed
+        self.stillAllowed = stillAllowed
         visibleKeys = principal.visibleScopeKeys.map { Set($0.map(\.rawValue)) }
         ownKey = ScopeKey.user(principal.userId).rawValue
     }

@@ -26,15 +26,19 @@ public struct LiveEventsController: Sendable {
     }
 
     @Sendable func deviceFeed(_ request: Request) throws -> Response {
-        let principal = try principals.principal(for: try authenticator.authenticate(request))
-        return try stream(for: EventViewer(principal: principal, feed: .device), request: request)
+        let identity = try authenticator.authenticate(request)
+        let principal = try principals.principal(for: identity)
+        let viewer = EventViewer(principal: principal, feed: .device) { [authenticator] in try authenticator.stillValid(identity) }
+        return try stream(for: viewer, request: request)
     }
 
     /// The back-office feed of a signed-in user; the caller has checked the session and that
-    /// the user may open the live feed.
-    public func backOfficeFeed(for user: UserAccount, request: Request) throws -> Response {
+    /// the user may open the live feed, and says how to tell that the session still holds.
+    public func backOfficeFeed(
+        for user: UserAccount, request: Request, stillSignedIn: @escaping @Sendable () throws -> Bool
+    ) throws -> Response {
         let principal = try principals.principal(for: user, deviceId: "web:\(user.id)")
-        return try stream(for: EventViewer(principal: principal, feed: .backOffice), request: request)
+        return try stream(for: EventViewer(principal: principal, feed: .backOffice, stillAllowed: stillSignedIn), request: request)
     }
 
     /// A `text/event-stream` response for `viewer`, resuming after `Last-Event-ID` (or the

@@ -32,11 +32,25 @@ final class SessionManager: Sendable {
         guard let id = request.cookies[Cookies.session], !id.isEmpty, id.count <= 128 else { return .none }
         let now = configuration.now()
         guard let record = try store.touch(id: id, now: now, idleCutoff: now - configuration.idleTimeout) else { return .ended }
-        guard let user = try accounts.user(id: record.userId), !user.suspended, AccessPolicy.canSignIn(user.role) else {
+        guard let user = try signedInUser(record) else {
             try store.delete(id: id)
             return .ended
         }
         return .live(WebSession(id: id, user: user, csrfToken: csrf.token(for: id, purpose: .session)))
+    }
+
+    /// Whether `session` still holds, without counting the question as activity: an open
+    /// live feed asks this while the dashboard sits idle.
+    func isLive(_ session: WebSession) throws -> Bool {
+        let now = configuration.now()
+        guard let record = try store.find(id: session.id, now: now, idleCutoff: now - configuration.idleTimeout) else { return false }
+        return try signedInUser(record) != nil
+    }
+
+    /// The session's user while they may still use the back-office: not suspended, and in a back-office role.
+    private func signedInUser(_ record: WebSessionRecord) throws -> UserAccount? {
+        guard let user = try accounts.user(id: record.userId), !user.suspended, AccessPolicy.canSignIn(user.role) else { return nil }
+        return user
     }
 
     /// Whether a form posted in `session` carries its CSRF token.
