@@ -26,7 +26,9 @@ enum Routes {
             authenticator: services.authenticator, principals: services.principals, gate: services.gate, uploads: services.attachments
         ).register(on: router)
         TeamRollupController(authenticator: services.authenticator, rollups: TeamRollupStore(database: services.database)).register(on: router)
-        OrdersController(authenticator: services.authenticator, principals: services.principals, orders: services.orders).register(on: router)
+        OrdersController(
+            authenticator: services.authenticator, principals: services.principals, gate: services.gate, orders: services.orders
+        ).register(on: router)
         services.liveEvents.register(on: router)
         let reports = ReportSyncService(pushes: services.pushes)
         ReportsController(

@@ -68,6 +68,30 @@ struct OrdersTests {
         #expect(try await server.postOrder(TestServer.orderBody("ord-1"), key: "k-ok", token: token).status == 201, "ord-1 was free")
     }
 
+    @Test("Orders pass the sync gate: 503 MAINTENANCE with Retry-After, 426 below the hard minimum, and nothing is written")
+    func gated() async throws {
+        let server = try await TestServer.start()
+        defer { server.stop() }
+        let (_, token) = try await server.makeDevice()
+        let (_, dispatcher) = try await server.makeDevice(role: .dispatcher, team: nil)
+        _ = try await server.createOrder("ord-open", token: token)
+
+        try server.updateSettings { $0.maintenanceMode = true }
+        let submitted = try await server.postOrder(TestServer.orderBody("ord-1"), key: "k-1", token: token)
+        let confirmed = try await server.decideOrder("ord-open", token: dispatcher)
+        try server.updateSettings {
+            $0.maintenanceMode = false
+            $0.hardMinimumAppVersion = "9.0.0"
+        }
+        let outdated = try await server.postOrder(TestServer.orderBody("ord-1"), key: "k-1", token: token)
+
+        #expect(submitted.status == 503 && submitted.errorCode == "MAINTENANCE" && submitted.header("Retry-After") != nil)
+        #expect(confirmed.status == 503 && confirmed.errorCode == "MAINTENANCE")
+        #expect(outdated.status == 426 && outdated.errorCode == "UPGRADE_REQUIRED")
+        #expect(try server.scalar("SELECT count(*) FROM records WHERE collection = 'orders'") == 1)
+        #expect(try server.scalar("SELECT count(*) FROM records WHERE payload->>'status' = 'CONFIRMED'") == 0)
+    }
+
     @Test("Invalid bodies are 400 VALIDATION_FAILED naming the field; the key stays unused")
     func validation() async throws {
         let server = try await TestServer.start()

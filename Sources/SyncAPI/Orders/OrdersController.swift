@@ -6,15 +6,18 @@ import SyncProtocol
 
 /// `POST /v1/orders`, `POST /v1/orders/{orderId}/confirm` and `…/reject` (PROTOCOL.md, Orders).
 ///
-/// The back-office confirms and rejects through the same ``OrderService``.
+/// The back-office confirms and rejects through the same ``OrderService``. Every call passes
+/// the ``SyncGate`` like a sync call: maintenance, the emergency minimum version, the rate limit.
 public struct OrdersController: Sendable {
     let authenticator: Authenticator
     let principals: PrincipalResolver
+    let gate: SyncGate
     let orders: OrderService
 
-    public init(authenticator: Authenticator, principals: PrincipalResolver, orders: OrderService) {
+    public init(authenticator: Authenticator, principals: PrincipalResolver, gate: SyncGate, orders: OrderService) {
         self.authenticator = authenticator
         self.principals = principals
+        self.gate = gate
         self.orders = orders
     }
 
@@ -25,7 +28,7 @@ public struct OrdersController: Sendable {
     }
 
     @Sendable func submit(_ request: Request) throws -> Response {
-        let principal = try principals.principal(for: try authenticator.authenticate(request))
+        let principal = try admitted(request)
         let key = try IdempotencyKeyHeader.value(of: request)
         let body = try OrderRequest.validated(from: request)
         let receipt = try answeringSyncErrors { try orders.submit(body, idempotencyKey: key, by: principal) }
@@ -50,9 +53,16 @@ public struct OrdersController: Sendable {
         return .json(try answeringSyncErrors { try orders.reject(orderId, reason: body.reason, by: principal) })
     }
 
+    /// The authenticated caller, once the gate let the call through.
+    private func admitted(_ request: Request) throws -> Principal {
+        let identity = try authenticator.authenticate(request)
+        _ = try gate.admit(request, identity: identity)
+        return try principals.principal(for: identity)
+    }
+
     /// The caller, who must be a dispatcher or an admin (checked before the body is read).
     private func officePrincipal(_ request: Request) throws -> Principal {
-        let principal = try principals.principal(for: try authenticator.authenticate(request))
+        let principal = try admitted(request)
         guard principal.role.isOffice else { throw HTTPError.forbidden(message: "only dispatchers and admins decide orders") }
         return principal
     }
