@@ -9,13 +9,15 @@ Each test saves screenshots of the pages it visits under FIELDSYNC_SCREENSHOTS
 import os
 import time
 import unittest
+import urllib.error
+import urllib.request
 import uuid
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
-from harness import ADMIN_PASSWORD, ROOT, Device, Server, chromium, sign_in, sign_out
+from harness import ADMIN_PASSWORD, PASSWORD, ROOT, Device, Server, chromium, sign_in, sign_out
 
 SCREENSHOTS = os.environ.get("FIELDSYNC_SCREENSHOTS", os.path.join(ROOT, ".build", "browser-screenshots"))
 server = None
@@ -191,6 +193,99 @@ class Settings(BrowserTestCase):
         row = self.driver.find_element(By.XPATH, f"//tr[contains(., '{ana.device_id}')]")
         self.assertIn("Below minimum", row.text)
         self.assert_no_script_errors()
+
+
+class UsersAndDevices(BrowserTestCase):
+    def test_an_admin_creates_a_user_signs_out_a_device_suspends_and_resets_the_password(self):
+        username = unique("fiona")
+        sign_in(self.driver, self.base, "admin", ADMIN_PASSWORD)
+        self.follow(By.LINK_TEXT, "Users & devices")
+        self.driver.find_element(By.NAME, "username").send_keys(username)
+        self.driver.find_element(By.CSS_SELECTOR, "select[name=role] option[value=field]").click()
+        self.driver.find_element(By.NAME, "team").send_keys("east")
+        self.driver.find_element(By.NAME, "password").send_keys(PASSWORD)
+        self.follow(By.XPATH, "//button[contains(., 'Create user')]")
+        self.assertEqual(self.text("h1"), username)
+        self.assertIn("can now sign in", self.text(".notice"))
+        user_page = self.driver.current_url.split("?")[0]
+
+        phone = Device(self.base, username, unique("dev-fiona"))
+        self.driver.get(user_page)
+        row = self.driver.find_element(By.XPATH, f"//tr[contains(., '{phone.device_id}')]")
+        self.assertIn("Active", row.text)
+        self.follow(By.XPATH, f"//tr[contains(., '{phone.device_id}')]//a[contains(., 'Sign out')]")
+        self.shoot("confirm-device-sign-out")
+        self.follow(By.XPATH, "//button[contains(., 'Sign out device')]")
+        row = self.driver.find_element(By.XPATH, f"//tr[contains(., '{phone.device_id}')]")
+        self.assertIn("Signed out", row.text)
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            phone.pull()
+        self.assertEqual(refused.exception.code, 401)
+
+        self.follow(By.PARTIAL_LINK_TEXT, "Suspend")
+        self.follow(By.CSS_SELECTOR, "form.actions button[type=submit]")
+        self.assertIn("Suspended", self.text(".page-header"))
+        with self.assertRaises(urllib.error.HTTPError) as suspended:
+            Device(self.base, username, unique("dev-fiona"))
+        self.assertEqual(suspended.exception.code, 403)
+        self.follow(By.XPATH, "//button[contains(., 'Reactivate')]")
+        self.assertIn("Active", self.text(".page-header"))
+
+        new_password = "another-password-2"
+        for name in ("password", "repeat"):
+            self.driver.find_element(By.NAME, name).send_keys(new_password)
+        self.follow(By.XPATH, "//button[contains(., 'Change password')]")
+        self.assertIn("Password changed", self.text(".notice"))
+        Device(self.base, username, unique("dev-fiona"), password=new_password)
+        self.assert_no_script_errors()
+
+
+class SyncCentreAndTeam(BrowserTestCase):
+    def test_a_dispatcher_reads_a_device_journal_filters_it_exports_it_and_follows_a_record(self):
+        ana = Device(self.base, "ana", unique("dev-ana"))
+        job = unique("job")
+        ana.push("create", "jobs", job, {"title": "Replace valve", "status": "in_progress"})
+        refused = ana.push("create", "jobs", unique("job"), {"title": "Meter swap", "labor_minutes": -5})
+        self.assertEqual(refused["results"][0]["status"], "rejected")
+        sign_in(self.driver, self.base, "elena")
+        self.follow(By.LINK_TEXT, "Sync centre")
+        self.follow(By.LINK_TEXT, ana.device_id)
+        journal = self.text("table")
+        self.assertIn(f"{ana.device_id}-1", journal)
+        self.assertIn(f"{ana.device_id}-2", journal)
+        self.follow(By.CSS_SELECTOR, ".segmented a[href*='status=rejected']")
+        journal = self.text("table")
+        self.assertIn(f"{ana.device_id}-2", journal)
+        self.assertNotIn(f"{ana.device_id}-1", journal)
+        self.shoot("sync-device")
+
+        csv = self.download(self.driver.find_element(By.PARTIAL_LINK_TEXT, "Export CSV").get_attribute("href"))
+        self.assertIn(f"{ana.device_id}-2", csv)
+        self.driver.get(self.base + "/admin/sync/devices/" + ana.device_id)
+        self.follow(By.LINK_TEXT, job)
+        self.assertIn(f"{ana.device_id}-1", self.text("table"))
+        self.shoot("sync-record")
+
+    def test_a_supervisor_sees_only_their_team_in_the_roll_up(self):
+        Device(self.base, "ana", unique("dev-ana")).push("create", "jobs", unique("job"), {"title": "North job"})
+        Device(self.base, "carla", unique("dev-carla")).push("create", "jobs", unique("job"), {"title": "South job"})
+        sign_in(self.driver, self.base, "diego")
+        self.follow(By.LINK_TEXT, "Team")
+        members = self.text("table")
+        self.assertIn("ana", members)
+        self.assertIn("bruno", members)
+        self.assertNotIn("carla", members)
+        self.shoot("team")
+        self.driver.get(self.base + "/admin/team?team=south")
+        self.assertNotIn("carla", self.driver.find_element(By.TAG_NAME, "main").text)
+
+    def download(self, url):
+        """Fetches a link with the browser's session cookie, as the browser's download would."""
+        request = urllib.request.Request(url)
+        request.add_header("Cookie", "; ".join(f"{c['name']}={c['value']}" for c in self.driver.get_cookies()))
+        with urllib.request.urlopen(request, timeout=30) as response:
+            self.assertEqual(response.status, 200)
+            return response.read().decode()
 
 
 class RolesAndPages(BrowserTestCase):
