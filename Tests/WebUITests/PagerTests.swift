@@ -28,6 +28,7 @@ struct PagerTests {
         let hostile = [
             "garbage!", "%%%", String(valid.dropLast(3)), "e30",  // `{}`
             Pager.base64URL(#"{"after": [], "shown": 0}"#), Pager.base64URL(#"{"after": ["a"], "shown": -1}"#),
+            Pager.base64URL(#"{"after": ["a"], "shown": 9223372036854775807}"#),
             Pager.base64URL(#"{"after": [1, 2], "shown": 0}"#), Pager.base64URL("[\"a\"]"), String(repeating: "A", count: 5000),
         ]
         for token in hostile {

@@ -37,7 +37,8 @@ public struct OrderQueueStore: Sendable {
         let rows = try database.withConnection { connection in
             try connection.query(
                 """
-                \(unescaped: Self.orders) AND payload->>'status' = \(status.rawValue) AND (created_at, record_id) > (\(key[0])::timestamptz, \(key[1]))
+                \(unescaped: Self.orders) AND payload->>'status' = \(status.rawValue)
+                  AND (created_at, record_id) > (\(key[0])::timestamptz, \(key[1]))
                 ORDER BY created_at, record_id LIMIT \(limit + 1)
                 """)
         }

@@ -63,7 +63,8 @@ struct SyncCentreController {
         let filter = status.map { [("status", $0.rawValue)] } ?? []
         let exportQuery = filter.isEmpty ? "" : "&" + SafeRedirect.encodeQuery(filter)
         let content: [String: TemplateValue] = [
-            "device": row(device, minimum: minimum), "entries": .array(page.rows.map { JournalRow($0, timeZone: configuration.timeZone).templateValue }),
+            "device": row(device, minimum: minimum),
+            "entries": .array(page.rows.map { JournalRow($0, timeZone: configuration.timeZone).templateValue }),
             "hasEntries": .bool(!page.rows.isEmpty), "filters": .array(Self.statusFilters(base: base, current: status)),
             "filtered": .bool(status != nil), "showRecord": true,
             "csvPath": .string(base + "?format=csv" + exportQuery), "jsonPath": .string(base + "?format=json" + exportQuery),

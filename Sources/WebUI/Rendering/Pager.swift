@@ -10,6 +10,9 @@ import Templating
 /// A token this server did not write is refused with the 400 page (see `PageRoutes`).
 struct Pager {
     static let parameter = "after"
+    /// More rows than any list holds; a larger count in a token is forged, and would
+    /// overflow the "101–200" arithmetic.
+    static let maxShown = 1 << 40
 
     /// Where this page starts; nil on the first page.
     let cursor: PageCursor?
@@ -30,7 +33,7 @@ struct Pager {
             return
         }
         guard text.utf8.count <= 4096, let data = Self.base64URLDecoded(text), let token = try? JSONDecoder().decode(Token.self, from: data),
-            !token.after.isEmpty, token.shown >= 0
+            !token.after.isEmpty, (0...Self.maxShown).contains(token.shown)
         else { throw PageCursor.Invalid() }
         (cursor, before) = (PageCursor(token.after), token.shown)
     }

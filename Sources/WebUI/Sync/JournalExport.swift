@@ -33,7 +33,9 @@ struct JournalExport {
         encoder.outputFormatting.insert(.prettyPrinted)
         switch format {
         case .csv: data.append(Self.line(Self.columns))
-        case .json: data.append(Data(#"{\#n  "deviceId" : "#.utf8) + ((try? encoder.encode(deviceId)) ?? Data()) + Data(",\n  \"ops\" : [".utf8))
+        case .json:
+            let device = String(decoding: (try? encoder.encode(deviceId)) ?? Data(#""""#.utf8), as: UTF8.self)
+            data.append(Data("{\n  \"deviceId\" : \(device),\n  \"ops\" : [".utf8))
         }
     }
 
@@ -57,9 +59,8 @@ struct JournalExport {
         var body = data
         if format == .json { body.append(Data((count == 0 ? "]\n}" : "\n  ]\n}").utf8)) }
         let type = format == .csv ? "text/csv; charset=utf-8" : "application/json; charset=utf-8"
-        var response = Response(
-            status: 200, headers: ["Content-Type": type, "Content-Disposition": "attachment; filename=\"\(Self.fileName(deviceId, format.rawValue))\""],
-            body: .bytes(body))
+        let disposition = "attachment; filename=\"\(Self.fileName(deviceId, format.rawValue))\""
+        var response = Response(status: 200, headers: ["Content-Type": type, "Content-Disposition": disposition], body: .bytes(body))
         PageRenderer.applySecurityHeaders(to: &response)
         return response
     }
