@@ -16,7 +16,12 @@ public struct QueuedConflict: Sendable {
 /// What the queue page lists: the open conflicts that pass the filter, and counts of
 /// every open conflict by collection and team for the filter controls.
 public struct ConflictQueue: Sendable {
+    /// One page of the filtered open conflicts.
     public var conflicts: [QueuedConflict]
+    /// Where the following page starts; nil on the last page.
+    public var next: PageCursor?
+    /// Every open conflict that passes the filter, on this page or another.
+    public var matching: Int
     /// Open conflicts per collection, among those of the filtered team.
     public var collectionCounts: [(collection: String, count: Int)]
     /// Teams that have open conflicts, sorted.
@@ -42,32 +47,45 @@ public struct ConflictQueueStore: Sendable {
           WHERE c.state = 'open')
         """
 
-    /// Open conflicts, oldest first, optionally only of one collection and one team.
-    public func queue(collection: String?, teamId: String?, limit: Int = 200) throws -> ConflictQueue {
-        try database.withConnection { connection in
+    /// The queue's first page starts after this key: `-infinity` precedes every conflict.
+    private static let start = PageCursor(["-infinity", ""])
+
+    /// One page of open conflicts, oldest first, optionally only of one collection and one
+    /// team: the `limit` conflicts after `after` (from the oldest when nil).
+    /// - Throws: `PageCursor.Invalid` when `after` is not a cursor of this queue.
+    public func queue(collection: String?, teamId: String?, after: PageCursor? = nil, limit: Int = 100) throws -> ConflictQueue {
+        let key = try (after ?? Self.start).checked([.timestamp, .text])
+        return try database.withConnection { connection in
             let rows = try connection.query(
                 """
                 \(unescaped: Self.openConflicts)
-                SELECT entry::text, username, team FROM q
+                SELECT entry::text, username, team, \(unescaped: KeyPart.timestampText("opened_at")), id FROM q
                 WHERE (\(collection)::text IS NULL OR collection = \(collection)) AND (\(teamId)::text IS NULL OR team = \(teamId))
-                ORDER BY opened_at, id LIMIT \(limit)
+                  AND (opened_at, id) > (\(key[0])::timestamptz, \(key[1]))
+                ORDER BY opened_at, id LIMIT \(limit + 1)
                 """)
             let facets = try connection.query(
                 "\(unescaped: Self.openConflicts) SELECT collection, team, count(*) FROM q GROUP BY 1, 2")
             let counts = try facets.map { row in
                 (collection: try row.decode(0, as: String.self), team: try row.decode(1, as: String?.self), count: try row.decode(2, as: Int.self))
             }
+            let page = PageOf(try rows.map(Self.decode), limit: limit, row: \.conflict) { PageCursor([$0.key, $0.conflict.entry.id]) }
             var byCollection: [String: Int] = [:]
             for facet in counts where teamId == nil || facet.team == teamId { byCollection[facet.collection, default: 0] += facet.count }
             return ConflictQueue(
-                conflicts: try rows.map { row in
-                    QueuedConflict(
-                        entry: try JSONColumn.decode(ConflictEntry.self, try row.decode(0, as: String.self)),
-                        authorName: try row.decode(1, as: String?.self), teamId: try row.decode(2, as: String?.self))
-                },
+                conflicts: page.rows, next: page.next,
+                matching: collection.map { byCollection[$0] ?? 0 } ?? byCollection.values.reduce(0, +),
                 collectionCounts: byCollection.sorted { $0.key < $1.key }.map { (collection: $0.key, count: $0.value) },
                 teams: Set(counts.compactMap(\.team)).sorted(), totalOpen: counts.reduce(0) { $0 + $1.count })
         }
+    }
+
+    /// A queue row and its sort key's timestamp.
+    private static func decode(_ row: PostgresRow) throws -> (conflict: QueuedConflict, key: String) {
+        let conflict = QueuedConflict(
+            entry: try JSONColumn.decode(ConflictEntry.self, try row.decode(0, as: String.self)),
+            authorName: try row.decode(1, as: String?.self), teamId: try row.decode(2, as: String?.self))
+        return (conflict, try row.decode(3, as: String.self))
     }
 
     /// One conflict, open or resolved, with its author's and resolver's names; nil when unknown.

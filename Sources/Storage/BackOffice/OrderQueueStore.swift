@@ -21,18 +21,29 @@ public struct OrderQueueStore: Sendable {
 
     /// The live `orders` records with their submitter's name.
     private static let orders = """
-        SELECT \(RecordRow.columns), u.username
+        SELECT \(RecordRow.columns), u.username, \(KeyPart.timestampText("created_at"))
         FROM records LEFT JOIN (SELECT id, username FROM users) u ON records.user_scope = 'user:' || u.id
         WHERE collection = 'orders' AND deleted_seq IS NULL
         """
 
-    /// Orders in `status`, oldest first.
-    public func orders(status: OrderStatus, limit: Int = 200) throws -> [QueuedOrder] {
+    /// The list's first page starts after this key: `-infinity` precedes every order.
+    private static let start = PageCursor(["-infinity", ""])
+
+    /// One page of the orders in `status`, oldest first: the `limit` orders after `after`
+    /// (from the oldest when nil).
+    /// - Throws: `PageCursor.Invalid` when `after` is not a cursor of this list.
+    public func orders(status: OrderStatus, after: PageCursor? = nil, limit: Int = 100) throws -> PageOf<QueuedOrder> {
+        let key = try (after ?? Self.start).checked([.timestamp, .text])
         let rows = try database.withConnection { connection in
             try connection.query(
-                "\(unescaped: Self.orders) AND payload->>'status' = \(status.rawValue) ORDER BY created_at, record_id LIMIT \(limit)")
+                """
+                \(unescaped: Self.orders) AND payload->>'status' = \(status.rawValue)
+                  AND (created_at, record_id) > (\(key[0])::timestamptz, \(key[1]))
+                ORDER BY created_at, record_id LIMIT \(limit + 1)
+                """)
         }
-        return try rows.map(Self.decode)
+        let fetched = try rows.map { (order: try Self.decode($0), key: try $0.decode(11, as: String.self)) }
+        return PageOf(fetched, limit: limit, row: \.order) { PageCursor([$0.key, $0.order.order.orderId]) }
     }
 
     /// How many orders are in each status.

@@ -26,20 +26,26 @@ struct ConflictQueueController {
         routes.add(.POST, "\(Self.path)/{id}/resolve", area: .conflicts, handler: resolve)
     }
 
+    /// Conflicts per page of the queue.
+    static let pageSize = 100
+
     @Sendable func list(_ context: WebContext) throws -> Response {
         let collection = Self.filter(context.request.query["collection"])
         let team = Self.filter(context.request.query["team"])
-        let result = try queue.queue(collection: collection, teamId: team)
+        let pager = try Pager(context.request.query)
+        let result = try queue.queue(collection: collection, teamId: team, after: pager.cursor, limit: Self.pageSize)
+        let filters = [("collection", collection), ("team", team)].compactMap { name, value in value.map { (name, $0) } }
         let content: [String: TemplateValue] = [
             "conflicts": .array(result.conflicts.map(row)), "hasConflicts": .bool(!result.conflicts.isEmpty),
-            "heading": .string(Formatting.counted(result.conflicts.count, collection != nil || team != nil ? "matching conflict" : "open conflict")),
+            "heading": .string(Formatting.counted(result.matching, filters.isEmpty ? "open conflict" : "matching conflict")),
             "totalOpen": .string(Formatting.count(result.totalOpen)),
-            "filtered": .bool(collection != nil || team != nil),
+            "filtered": .bool(!filters.isEmpty),
             "collections": .array(
                 result.collectionCounts.map { facet in
                     ["value": .string(facet.collection), "count": .int(facet.count), "selected": .bool(facet.collection == collection)]
                 }),
             "teams": .array(result.teams.map { ["value": .string($0), "selected": .bool($0 == team)] }),
+            "pager": pager.navigation(path: Self.path, filters: filters, count: result.conflicts.count, total: result.matching, next: result.next),
         ]
         return try renderer.render(Page("pages/conflicts", title: "Conflicts", area: .conflicts, session: context.session, content: content))
     }

@@ -31,13 +31,17 @@ struct OrdersController {
         routes.add(.POST, "\(Self.path)/{id}/reject", area: .orders, handler: reject)
     }
 
+    /// Orders per page of the list.
+    static let pageSize = 100
+
     @Sendable func list(_ context: WebContext) throws -> Response {
         let status = context.request.query["status"].flatMap(OrderStatus.init(rawValue:)) ?? .submitted
-        let listed = try queue.orders(status: status)
+        let pager = try Pager(context.request.query)
+        let page = try queue.orders(status: status, after: pager.cursor, limit: Self.pageSize)
         let counts = try queue.counts()
         let content: [String: TemplateValue] = [
-            "orders": .array(listed.map(row)), "hasOrders": .bool(!listed.isEmpty),
-            "heading": .string(Formatting.counted(listed.count, "\(Self.statusName(status).lowercased()) order")),
+            "orders": .array(page.rows.map(row)), "hasOrders": .bool(!page.rows.isEmpty),
+            "heading": .string(Formatting.counted(counts[status] ?? 0, "\(Self.statusName(status).lowercased()) order")),
             "submitted": .bool(status == .submitted),
             "statuses": .array(
                 [OrderStatus.submitted, .confirmed, .rejected].map { option in
@@ -46,6 +50,8 @@ struct OrdersController {
                         "count": .string(Formatting.count(counts[option] ?? 0)), "selected": .bool(option == status),
                     ]
                 }),
+            "pager": pager.navigation(
+                path: Self.path, filters: [("status", status.rawValue)], count: page.rows.count, total: counts[status] ?? 0, next: page.next),
         ]
         return try renderer.render(Page("pages/orders", title: "Orders", area: .orders, session: context.session, content: content))
     }

@@ -30,14 +30,21 @@ struct SyncCentreController {
         routes.add(.GET, "\(Self.path)/records/{collection}/{recordId}", area: .syncCentre, handler: history)
     }
 
+    /// Rows per page of the device list, a journal and a record history.
+    static let pageSize = 200
+
     @Sendable func list(_ context: WebContext) throws -> Response {
         let scope = TeamScope(context.session)
+        let pager = try Pager(context.request.query)
         let minimum = AppVersion(try settings.current().minSupportedAppVersion)
-        let devices = scope.blocked ? [] : try store.devices(teamId: scope.teamId)
+        let page = scope.blocked ? PageOf(rows: [], next: nil) : try store.devices(teamId: scope.teamId, after: pager.cursor, limit: Self.pageSize)
+        let versions = scope.blocked ? [] : try store.appVersionCounts(teamId: scope.teamId)
         let content: [String: TemplateValue] = [
-            "devices": .array(devices.map { row($0, minimum: minimum) }), "hasDevices": .bool(!devices.isEmpty),
+            "devices": .array(page.rows.map { row($0, minimum: minimum) }), "hasDevices": .bool(!page.rows.isEmpty),
             "scope": .string(scope.label), "noTeam": .bool(scope.blocked), "minimum": .string(minimum?.description ?? "not set"),
-            "belowText": belowText(devices.filter { Self.isBelow($0.appVersion, minimum) }.count),
+            "belowText": belowText(versions.filter { Self.isBelow($0.version, minimum) }.reduce(0) { $0 + $1.count }),
+            "pager": pager.navigation(
+                path: Self.path, filters: [], count: page.rows.count, total: versions.reduce(0) { $0 + $1.count }, next: page.next),
         ]
         return try renderer.render(Page("pages/sync", title: "Sync centre", area: .syncCentre, session: context.session, content: content))
     }
@@ -45,26 +52,23 @@ struct SyncCentreController {
     @Sendable func journal(_ context: WebContext) throws -> Response {
         let device = try targetDevice(context)
         let status = try Self.statusFilter(context.request.query["status"])
-        let entries = try store.journal(deviceId: device.deviceId, status: status)
-        let rows = entries.map { JournalRow($0, timeZone: configuration.timeZone) }
-        switch context.request.query["format"] {
-        case "csv": return JournalExport.csv(rows, deviceId: device.deviceId)
-        case "json": return JournalExport.json(rows, deviceId: device.deviceId)
-        case nil, "", "html": break
-        default: throw HTTPError.notFound()
+        if let format = context.request.query["format"], !["", "html"].contains(format) {
+            guard let format = JournalExport.Format(rawValue: format) else { throw HTTPError.notFound() }
+            return try export(format, device: device, status: status)
         }
+        let pager = try Pager(context.request.query)
+        let page = try store.journal(deviceId: device.deviceId, status: status, after: pager.cursor, limit: Self.pageSize)
         let minimum = AppVersion(try settings.current().minSupportedAppVersion)
         let base = Self.devicePath(device.deviceId)
-        let filters: [TemplateValue] = ([nil] + [OpStatus.applied, .conflict, .rejected, .deferred]).map { option in
-            let label = option.map { OpWording.status($0, code: nil).label } ?? "All"
-            let query = option.map { "?" + SafeRedirect.encodeQuery([("status", $0.rawValue)]) } ?? ""
-            return ["label": .string(label), "path": .string(base + query), "active": .bool(option == status)]
-        }
-        let exportQuery = status.map { "&" + SafeRedirect.encodeQuery([("status", $0.rawValue)]) } ?? ""
+        let filter = status.map { [("status", $0.rawValue)] } ?? []
+        let exportQuery = filter.isEmpty ? "" : "&" + SafeRedirect.encodeQuery(filter)
         let content: [String: TemplateValue] = [
-            "device": row(device, minimum: minimum), "entries": .array(rows.map(\.templateValue)), "hasEntries": .bool(!rows.isEmpty),
-            "filters": .array(filters), "filtered": .bool(status != nil), "showRecord": true,
+            "device": row(device, minimum: minimum),
+            "entries": .array(page.rows.map { JournalRow($0, timeZone: configuration.timeZone).templateValue }),
+            "hasEntries": .bool(!page.rows.isEmpty), "filters": .array(Self.statusFilters(base: base, current: status)),
+            "filtered": .bool(status != nil), "showRecord": true,
             "csvPath": .string(base + "?format=csv" + exportQuery), "jsonPath": .string(base + "?format=json" + exportQuery),
+            "pager": pager.navigation(path: base, filters: filter, count: page.rows.count, total: Self.opCount(device, status), next: page.next),
         ]
         return try renderer.render(
             Page("pages/sync-device", title: "Device \(device.deviceId)", area: .syncCentre, session: context.session, content: content))
@@ -76,36 +80,72 @@ struct SyncCentreController {
         let recordId = try context.request.parameter("recordId")
         // A supervisor only sees records of their team: in its scope, or changed by a member.
         if scope.blocked { throw HTTPError(status: 403, code: "FORBIDDEN", message: "no team") }
+        let pager = try Pager(context.request.query)
         let record = try store.record(collection: collection, recordId: recordId, teamId: scope.teamId)
-        let entries = try store.history(collection: collection, recordId: recordId, teamId: scope.teamId)
-        if record == nil && entries.isEmpty {
+        let page = try store.history(collection: collection, recordId: recordId, teamId: scope.teamId, after: pager.cursor, limit: Self.pageSize)
+        if record == nil && page.rows.isEmpty {
             let elsewhere = scope.teamId == nil ? nil : try store.record(collection: collection, recordId: recordId, teamId: nil)
             throw elsewhere != nil ? HTTPError(status: 403, code: "FORBIDDEN", message: "not this team's record") : HTTPError.notFound()
         }
         var content: [String: TemplateValue] = [
-            "collection": .string(collection), "recordId": .string(recordId), "hasEntries": .bool(!entries.isEmpty), "showDevice": true,
-            "entries": .array(entries.map { JournalRow($0, timeZone: configuration.timeZone).templateValue }),
+            "collection": .string(collection), "recordId": .string(recordId), "hasEntries": .bool(!page.rows.isEmpty), "showDevice": true,
+            "entries": .array(page.rows.map { JournalRow($0, timeZone: configuration.timeZone).templateValue }),
+            "pager": pager.navigation(
+                path: Self.recordPath(collection, recordId), filters: [], count: page.rows.count, total: nil, next: page.next),
         ]
-        if let record {
-            content["record"] = [
-                "serverSeq": .string(String(record.serverSeq)), "deleted": .bool(record.deleted),
-                "conflictPath": record.conflictId.map { .string(ConflictQueueController.path(of: $0)) } ?? .null,
-                "fields": .array(
-                    record.payload.sorted { $0.key < $1.key }.map { ["name": .string($0.key), "value": .string(ValueText.text($0.value))] }),
-                "scope": .string(record.scopeKeys.joined(separator: ", ")),
-            ]
-        }
+        if let record { content["record"] = Self.snapshot(record) }
         return try renderer.render(
             Page("pages/sync-record", title: "\(collection) \(recordId)", area: .syncCentre, session: context.session, content: content))
     }
 
     // MARK: - Helpers
 
+    /// The whole journal (every page) as a download; one batch of ops is read at a time.
+    private func export(_ format: JournalExport.Format, device: DeviceSyncSummary, status: OpStatus?) throws -> Response {
+        var export = JournalExport(format, deviceId: device.deviceId)
+        try store.forEachJournalBatch(deviceId: device.deviceId, status: status) { batch in
+            export.append(batch.map { JournalRow($0, timeZone: configuration.timeZone) })
+        }
+        return export.response()
+    }
+
+    /// The journal's outcome filters, "All" first.
+    private static func statusFilters(base: String, current: OpStatus?) -> [TemplateValue] {
+        ([nil] + [OpStatus.applied, .conflict, .rejected, .deferred]).map { option in
+            let label = option.map { OpWording.status($0, code: nil).label } ?? "All"
+            let query = option.map { "?" + SafeRedirect.encodeQuery([("status", $0.rawValue)]) } ?? ""
+            return ["label": .string(label), "path": .string(base + query), "active": .bool(option == current)]
+        }
+    }
+
+    /// How many of the device's ops the journal lists with this filter (the op log holds
+    /// only these four outcomes).
+    private static func opCount(_ device: DeviceSyncSummary, _ status: OpStatus?) -> Int {
+        switch status {
+        case nil: device.applied + device.deferred + device.rejected + device.conflict
+        case .applied?: device.applied
+        case .deferred?: device.deferred
+        case .rejected?: device.rejected
+        case .conflict?: device.conflict
+        case .retry?: 0
+        }
+    }
+
+    /// The record as it stands now, for the top of its history.
+    private static func snapshot(_ record: RecordSnapshot) -> TemplateValue {
+        [
+            "serverSeq": .string(String(record.serverSeq)), "deleted": .bool(record.deleted),
+            "conflictPath": record.conflictId.map { .string(ConflictQueueController.path(of: $0)) } ?? .null,
+            "fields": .array(record.payload.sorted { $0.key < $1.key }.map { ["name": .string($0.key), "value": .string(ValueText.text($0.value))] }),
+            "scope": .string(record.scopeKeys.joined(separator: ", ")),
+        ]
+    }
+
     /// The device the path names, within the viewer's team for a supervisor.
     /// - Throws: 404 when there is none, 403 when it belongs to another team.
     private func targetDevice(_ context: WebContext) throws -> DeviceSyncSummary {
         let scope = TeamScope(context.session)
-        guard let device = try store.devices(teamId: nil, deviceId: try context.request.parameter("deviceId")).first else {
+        guard let device = try store.device(id: try context.request.parameter("deviceId")) else {
             throw HTTPError.notFound()
         }
         if scope.blocked || (scope.teamId != nil && device.teamId != scope.teamId) {

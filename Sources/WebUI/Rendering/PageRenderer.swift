@@ -76,6 +76,8 @@ struct ErrorText {
 
     init(status: Int) {
         switch status {
+        case 400:
+            (heading, message) = ("This link doesn't work", "The address is incomplete or damaged. Go back and follow the page's own links.")
         case 403:
             (heading, message) = (
                 "You don't have access to this page", "Your role does not include this part of the back-office. Ask an administrator if you need it."

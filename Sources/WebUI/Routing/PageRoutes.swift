@@ -1,4 +1,5 @@
 import HTTP
+import Storage
 import Support
 
 /// A signed-in request that passed its role and CSRF checks: what back-office
@@ -17,8 +18,8 @@ struct WebContext: Sendable {
 ///    anything else, per `AccessPolicy`) → the 403 page;
 /// 3. a state-changing request without this session's CSRF token → the 403 page, before
 ///    the handler runs, so nothing changes;
-/// 4. errors from the handler → the HTML error page for their status (500 for anything
-///    that is not an `HTTPError`, logged).
+/// 4. errors from the handler → the HTML error page for their status (400 for a list's
+///    damaged `after` link, 500 for anything else that is not an `HTTPError`, logged).
 struct PageRoutes {
     let router: Router
     let sessions: SessionManager
@@ -75,6 +76,8 @@ struct PageRoutes {
             return try body()
         } catch let error as HTTPError {
             return try renderer.error(error.status, session: session)
+        } catch is PageCursor.Invalid {
+            return try renderer.error(400, session: session, message: Pager.invalidMessage)
         } catch {
             logger.error("back-office page failed", metadata: ["http.path": path, "error": "\(error)"])
             return try renderer.error(500, session: session)

@@ -2,30 +2,81 @@ import Foundation
 import HTTP
 
 /// A device journal as a download: CSV (RFC 4180) or JSON, with a file name naming the device.
-enum JournalExport {
+///
+/// Ops are added a batch at a time, so building the file holds its bytes and one batch of
+/// ops, never the whole journal as values.
+/// ```swift
+/// var export = JournalExport(.csv, deviceId: "dev-1")
+/// try store.forEachJournalBatch(deviceId: "dev-1", status: nil) { export.append($0.map { JournalRow($0, timeZone: zone) }) }
+/// return export.response()
+/// ```
+struct JournalExport {
+    enum Format: String {
+        case csv, json
+    }
+
     static let columns = [
         "receivedAt", "occurredAt", "decidedAt", "deviceId", "opId", "clientSeq", "collection", "recordId", "type", "fields", "author",
         "status", "statusLabel", "code", "explanation", "message", "serverSeq",
     ]
 
-    static func csv(_ rows: [JournalRow], deviceId: String) -> Response {
-        var lines = [columns.map(cell).joined(separator: ",")]
-        for row in rows {
-            let values: [String?] = [
-                row.receivedAt, row.occurredAt, row.decidedAt, row.deviceId, row.opId, String(row.clientSeq), row.collection, row.recordId, row.type,
-                row.fields.joined(separator: " "), row.author, row.status, row.statusLabel, row.code, row.explanation, row.message,
-                row.serverSeq.map(String.init),
-            ]
-            lines.append(values.map { cell($0 ?? "") }.joined(separator: ","))
+    let format: Format
+    let deviceId: String
+    private var data = Data()
+    private var count = 0
+    private let encoder: JSONEncoder
+
+    /// Starts the file: the CSV header line, or the JSON document up to its `ops` array.
+    init(_ format: Format, deviceId: String) {
+        (self.format, self.deviceId) = (format, deviceId)
+        encoder = Response.defaultJSONEncoder()
+        encoder.outputFormatting.insert(.prettyPrinted)
+        switch format {
+        case .csv: data.append(Self.line(Self.columns))
+        case .json:
+            let device = String(decoding: (try? encoder.encode(deviceId)) ?? Data(#""""#.utf8), as: UTF8.self)
+            data.append(Data("{\n  \"deviceId\" : \(device),\n  \"ops\" : [".utf8))
         }
-        return download(Data((lines.joined(separator: "\r\n") + "\r\n").utf8), type: "text/csv; charset=utf-8", name: fileName(deviceId, "csv"))
     }
 
-    static func json(_ rows: [JournalRow], deviceId: String) -> Response {
-        let encoder = Response.defaultJSONEncoder()
-        encoder.outputFormatting.insert(.prettyPrinted)
-        let data = (try? encoder.encode(Document(deviceId: deviceId, ops: rows))) ?? Data("{}".utf8)
-        return download(data, type: "application/json; charset=utf-8", name: fileName(deviceId, "json"))
+    /// Adds `rows` after the ones already added.
+    mutating func append(_ rows: [JournalRow]) {
+        for row in rows {
+            switch format {
+            case .csv: data.append(Self.line(Self.values(row)))
+            case .json:
+                // Each op is pretty-printed on its own and indented into the array; string
+                // values never hold a raw line break (JSON escapes it), so every "\n" is layout.
+                let object = String(decoding: (try? encoder.encode(row)) ?? Data("{}".utf8), as: UTF8.self)
+                data.append(Data(((count == 0 ? "\n" : ",\n") + "    " + object.replacingOccurrences(of: "\n", with: "\n    ")).utf8))
+            }
+            count += 1
+        }
+    }
+
+    /// The finished file as an attachment.
+    func response() -> Response {
+        var body = data
+        if format == .json { body.append(Data((count == 0 ? "]\n}" : "\n  ]\n}").utf8)) }
+        let type = format == .csv ? "text/csv; charset=utf-8" : "application/json; charset=utf-8"
+        let disposition = "attachment; filename=\"\(Self.fileName(deviceId, format.rawValue))\""
+        var response = Response(status: 200, headers: ["Content-Type": type, "Content-Disposition": disposition], body: .bytes(body))
+        PageRenderer.applySecurityHeaders(to: &response)
+        return response
+    }
+
+    private static func values(_ row: JournalRow) -> [String] {
+        let values: [String?] = [
+            row.receivedAt, row.occurredAt, row.decidedAt, row.deviceId, row.opId, String(row.clientSeq), row.collection, row.recordId, row.type,
+            row.fields.joined(separator: " "), row.author, row.status, row.statusLabel, row.code, row.explanation, row.message,
+            row.serverSeq.map(String.init),
+        ]
+        return values.map { $0 ?? "" }
+    }
+
+    /// One CSV record, its fields quoted as needed, ended by CRLF.
+    private static func line(_ fields: [String]) -> Data {
+        Data((fields.map(cell).joined(separator: ",") + "\r\n").utf8)
     }
 
     /// One CSV field: quoted when it holds a comma, quote or line break (quotes doubled).
@@ -47,18 +98,5 @@ enum JournalExport {
                 CharacterSet.alphanumerics.contains($0) && $0.isASCII || "-_.".unicodeScalars.contains($0) ? Character($0) : "_"
             })
         return "journal-\(safe).\(ext)"
-    }
-
-    private static func download(_ data: Data, type: String, name: String) -> Response {
-        var response = Response(
-            status: 200, headers: ["Content-Type": type, "Content-Disposition": "attachment; filename=\"\(name)\""], body: .bytes(data))
-        PageRenderer.applySecurityHeaders(to: &response)
-        return response
-    }
-
-    /// The JSON export: the device and its ops.
-    private struct Document: Encodable {
-        let deviceId: String
-        let ops: [JournalRow]
     }
 }
