@@ -1,7 +1,7 @@
 # FieldSync — the two commands a fresh Debian machine needs are `make run` and `make test`.
 SWIFT ?= swift
 
-.PHONY: run test build release packages bench-http bench-sync clean
+.PHONY: run test build release packages bench-http bench-sync bench-web clean
 
 ## Installs missing system packages, builds a release binary and serves on the embedded PostgreSQL.
 run: packages release
@@ -28,6 +28,9 @@ bench-http: release
 
 bench-sync: release
 	.build/release/fieldsync bench sync
+
+bench-web: release
+	.build/release/fieldsync bench web
 
 clean:
 	rm -rf .build
