@@ -15,7 +15,7 @@ struct BenchWebCommand: Command {
         of the minimum, live, expired and revoked tokens), --ops op log entries spread over
         the devices (applied, deferred, rejected and conflict outcomes) with the records they
         made, --conflicts open conflicts in the review queue, and one order per device (three
-        in ten submitted); then ANALYZE.
+        in ten submitted); then VACUUM ANALYZE and CHECKPOINT.
         It signs in as admin through the sign-in form and requests each back-office page
         --requests times in a row on one keep-alive loopback connection, after --warmup
         untimed requests, cycling through sample devices, records, conflicts, orders and
@@ -46,7 +46,7 @@ struct BenchWebCommand: Command {
         let seeder = BackOfficeSeeder(database: services.database)
         let seconds = try measureMilliseconds {
             try seeder.seed(volume)
-            try seeder.analyze()
+            try seeder.settle()
         } / 1000
         print(
             String(

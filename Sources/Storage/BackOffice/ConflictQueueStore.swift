@@ -16,6 +16,9 @@ public struct QueuedConflict: Sendable {
 /// What the queue page lists: the open conflicts that pass the filter, and counts of
 /// every open conflict by collection and team for the filter controls.
 public struct ConflictQueue: Sendable {
+    /// The listed conflicts. Their entries come without the two full revisions
+    /// (`deviceRevision` and `serverRevision` are empty): the list never shows them, and
+    /// decoding them was most of its cost. `ConflictQueueStore.conflict(id:)` reads one whole.
     public var conflicts: [QueuedConflict]
     /// Open conflicts per collection, among those of the filtered team.
     public var collectionCounts: [(collection: String, count: Int)]
@@ -48,7 +51,7 @@ public struct ConflictQueueStore: Sendable {
             let rows = try connection.query(
                 """
                 \(unescaped: Self.openConflicts)
-                SELECT entry::text, username, team FROM q
+                SELECT (entry || '{"deviceRevision": {}, "serverRevision": {}}')::text, username, team FROM q
                 WHERE (\(collection)::text IS NULL OR collection = \(collection)) AND (\(teamId)::text IS NULL OR team = \(teamId))
                 ORDER BY opened_at, id LIMIT \(limit)
                 """)

@@ -64,8 +64,13 @@ public struct SyncCentreStore: Sendable {
         self.database = database
     }
 
-    /// Devices with their user and op counts (one grouped pass over the op log), most
-    /// recently synced first; only the team's members' devices when `teamId` is given.
+    /// Devices with their user and op counts, most recently synced first; only the team's
+    /// members' devices when `teamId` is given.
+    ///
+    /// The counts are read per device from `op_log_counts` (a few rows each, kept by triggers)
+    /// rather than by grouping the op log. The lateral join keeps that a primary-key lookup per
+    /// listed device whatever plan PostgreSQL caches for the statement: with the optional
+    /// filters its generic plan cannot know how many devices pass them.
     public func devices(teamId: String?, deviceId: String? = nil) throws -> [DeviceSyncSummary] {
         let rows = try database.withConnection { connection in
             try connection.query(
@@ -74,10 +79,7 @@ public struct SyncCentreStore: Sendable {
                        COALESCE(o.applied, 0), COALESCE(o.deferred, 0), COALESCE(o.rejected, 0), COALESCE(o.conflict, 0)
                 FROM devices d
                 LEFT JOIN users u ON u.id = d.user_id
-                LEFT JOIN (
-                  SELECT device_id, count(*) FILTER (WHERE status = 'applied') AS applied, count(*) FILTER (WHERE status = 'deferred') AS deferred,
-                         count(*) FILTER (WHERE status = 'rejected') AS rejected, count(*) FILTER (WHERE status = 'conflict') AS conflict
-                  FROM op_log WHERE (\(deviceId)::text IS NULL OR device_id = \(deviceId)) GROUP BY device_id) o ON o.device_id = d.device_id
+                LEFT JOIN LATERAL (SELECT \(unescaped: OpCounts.byStatus) FROM op_log_counts c WHERE c.device_id = d.device_id) o ON true
                 WHERE (\(teamId)::text IS NULL OR u.team_id = \(teamId)) AND (\(deviceId)::text IS NULL OR d.device_id = \(deviceId))
                 ORDER BY d.last_sync_at DESC NULLS LAST, d.device_id
                 LIMIT 1000
@@ -153,4 +155,14 @@ public struct SyncCentreStore: Sendable {
                 receivedAt: try row.decode(12), decidedAt: try row.decode(13))
         }
     }
+}
+
+/// Reads `op_log_counts`, the op log's per (device, author, outcome) counts that the
+/// migration's triggers keep in step with every write.
+enum OpCounts {
+    /// The four outcome columns `applied, deferred, rejected, conflict` of a grouped query.
+    static let byStatus = """
+        sum(ops) FILTER (WHERE status = 'applied')::bigint AS applied, sum(ops) FILTER (WHERE status = 'deferred')::bigint AS deferred,
+        sum(ops) FILTER (WHERE status = 'rejected')::bigint AS rejected, sum(ops) FILTER (WHERE status = 'conflict')::bigint AS conflict
+        """
 }
