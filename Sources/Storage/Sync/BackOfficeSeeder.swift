@@ -63,6 +63,7 @@ public struct BackOfficeSeeder: Sendable {
         }
         try database.withTransaction { connection in
             try seedAccounts(volume, on: connection)
+            try seedDevices(volume, on: connection)
             try seedJournal(volume, on: connection)
             try seedRecords(on: connection)
             try seedConflicts(on: connection)
@@ -109,8 +110,7 @@ public struct BackOfficeSeeder: Sendable {
     }
 
     /// Teams of ``BackOfficeVolume/teamSize`` field users, a supervisor per team and a few
-    /// dispatchers; one device per field user on a spread of app versions (a fifth below
-    /// 2.0.0), with live, expired and revoked sign-in tokens.
+    /// dispatchers.
     private func seedAccounts(_ volume: BackOfficeVolume, on connection: PostgresConnection) throws {
         let teams = "generate_series(0, (\(volume.devices) - 1) / \(BackOfficeVolume.teamSize))"
         try connection.execute("INSERT INTO teams (id) SELECT \(unescaped: SeedSQL.team("t")) FROM \(unescaped: teams) t")
@@ -128,6 +128,11 @@ public struct BackOfficeSeeder: Sendable {
             SELECT 'u-dispatch-' || i, 'dispatcher-' || i, 'dispatcher', NULL, '!', false, now() - interval '400 days'
             FROM generate_series(0, 4) i
             """)
+    }
+
+    /// One device per field user on a spread of app versions (a fifth below 2.0.0), with live,
+    /// expired and revoked sign-in tokens.
+    private func seedDevices(_ volume: BackOfficeVolume, on connection: PostgresConnection) throws {
         try connection.execute(
             """
             INSERT INTO devices (device_id, user_id, received_through, app_version, platform, first_seen_at, last_sync_at)
