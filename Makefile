@@ -3,7 +3,7 @@ SWIFT ?= swift
 PYTHON ?= python3
 BROWSER_TESTS = $(PYTHON) -m unittest discover --start-directory Tests/Browser --verbose
 
-.PHONY: run test test-browser build release packages browser-packages bench-http bench-sync clean
+.PHONY: run test test-browser build release packages browser-packages bench-http bench-sync bench-web clean
 
 ## Installs missing system packages, builds a release binary and serves on the embedded PostgreSQL.
 run: packages release
@@ -40,6 +40,9 @@ bench-http: release
 
 bench-sync: release
 	.build/release/fieldsync bench sync
+
+bench-web: release
+	.build/release/fieldsync bench web
 
 clean:
 	rm -rf .build

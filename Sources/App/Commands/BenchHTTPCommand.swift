@@ -42,6 +42,9 @@ final class BenchServer: Sendable {
     let application: Application
     let directory: URL
 
+    /// The password of the `admin` account the server creates on its first start.
+    static let adminPassword = "bench-admin-password"
+
     private init(application: Application, directory: URL) {
         self.application = application
         self.directory = directory
@@ -55,7 +58,7 @@ final class BenchServer: Sendable {
         configuration.databaseURL = nil
         configuration.database = nil
         configuration.port = 0
-        configuration.adminPassword = "bench-admin-password"
+        configuration.adminPassword = Self.adminPassword
         let logger = Logger(label: "fieldsync.bench", level: .warning)
         return BenchServer(application: try Application.start(configuration, logger: logger), directory: directory)
     }

@@ -181,72 +181,10 @@ private final class ChunkClient: Sendable {
             table[thread] = open
             return open
         }
-        let (status, answer) = try connection.exchange(Data(head.utf8) + (body ?? Data()))
-        guard status == 200 else {
-            throw CommandError("\(method) \(path) answered \(status): \(String(decoding: answer.prefix(300), as: UTF8.self))")
+        let answer = try connection.exchange(Data(head.utf8) + (body ?? Data()))
+        guard answer.status == 200 else {
+            throw CommandError("\(method) \(path) answered \(answer.status): \(String(decoding: answer.body.prefix(300), as: UTF8.self))")
         }
-    }
-}
-
-/// One TCP connection to 127.0.0.1 that owns its socket. Used by one thread at a time
-/// (`ChunkClient` keeps one per thread), hence unchecked Sendable.
-private final class LoopbackConnection: @unchecked Sendable {
-    private let descriptor: Int32
-    private var buffer = Data()
-
-    init(port: Int) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw CommandError("socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(descriptor)
-            throw CommandError("connect: errno \(errno)")
-        }
-        // Request and body go out in one write; no reason to wait for acknowledgements.
-        var on: Int32 = 1
-        setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-    }
-
-    deinit {
-        close(descriptor)
-    }
-
-    /// Writes `request` and reads one response whose body has a `Content-Length`.
-    func exchange(_ request: Data) throws -> (status: Int, body: Data) {
-        try request.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let sent = send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-                guard sent > 0 else { throw CommandError("send: errno \(errno)") }
-                offset += sent
-            }
-        }
-        let separator = Data("\r\n\r\n".utf8)
-        while buffer.range(of: separator) == nil { try fill() }
-        let headEnd = buffer.range(of: separator)!
-        let head = String(decoding: buffer[..<headEnd.lowerBound], as: UTF8.self).lowercased()
-        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
-        let length =
-            head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-        buffer.removeSubrange(..<headEnd.upperBound)
-        while buffer.count < length { try fill() }
-        let body = buffer.prefix(length)
-        buffer.removeSubrange(..<length)
-        return (status, Data(body))
-    }
-
-    private func fill() throws {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        let count = recv(descriptor, &chunk, chunk.count, 0)
-        guard count > 0 else { throw CommandError("the server closed the connection") }
-        buffer.append(contentsOf: chunk[0..<count])
     }
 }
 

@@ -12,7 +12,7 @@ public struct CommandLineTool: Sendable {
     public static let allCommands: [any Command] = [
         ServeCommand(), WorkerCommand(), MigrateCommand(),
         UserAddCommand(), UserListCommand(), UserSuspendCommand(suspend: true), UserSuspendCommand(suspend: false),
-        BenchHTTPCommand(), BenchSyncCommand(), BenchUploadCommand(), BenchEventsCommand(),
+        BenchHTTPCommand(), BenchSyncCommand(), BenchUploadCommand(), BenchEventsCommand(), BenchWebCommand(),
     ]
 
     /// Runs the command named by `words`; returns the exit status.

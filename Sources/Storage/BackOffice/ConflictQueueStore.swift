@@ -16,7 +16,9 @@ public struct QueuedConflict: Sendable {
 /// What the queue page lists: the open conflicts that pass the filter, and counts of
 /// every open conflict by collection and team for the filter controls.
 public struct ConflictQueue: Sendable {
-    /// One page of the filtered open conflicts.
+    /// One page of the filtered open conflicts. Their entries come without the two full
+    /// revisions (`deviceRevision` and `serverRevision` are empty): the list never shows them,
+    /// and decoding them was most of its cost. `ConflictQueueStore.conflict(id:)` reads one whole.
     public var conflicts: [QueuedConflict]
     /// Where the following page starts; nil on the last page.
     public var next: PageCursor?
@@ -59,7 +61,8 @@ public struct ConflictQueueStore: Sendable {
             let rows = try connection.query(
                 """
                 \(unescaped: Self.openConflicts)
-                SELECT entry::text, username, team, \(unescaped: KeyPart.timestampText("opened_at")), id FROM q
+                SELECT (entry || '{"deviceRevision": {}, "serverRevision": {}}')::text, username, team,
+                       \(unescaped: KeyPart.timestampText("opened_at")), id FROM q
                 WHERE (\(collection)::text IS NULL OR collection = \(collection)) AND (\(teamId)::text IS NULL OR team = \(teamId))
                   AND (opened_at, id) > (\(key[0])::timestamptz, \(key[1]))
                 ORDER BY opened_at, id LIMIT \(limit + 1)

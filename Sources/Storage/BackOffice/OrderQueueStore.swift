@@ -19,9 +19,12 @@ public struct OrderQueueStore: Sendable {
         self.database = database
     }
 
-    /// The live `orders` records with their submitter's name.
+    /// The live `orders` records with their submitter's name. The columns are
+    /// `RecordRow.columns` with an empty `field_meta`: an order is read from its payload, and
+    /// decoding every field's metadata was a large share of the queue's cost.
     private static let orders = """
-        SELECT \(RecordRow.columns), u.username, \(KeyPart.timestampText("created_at"))
+        SELECT collection, record_id, payload::text, '{}', server_seq, deleted_seq, conflict_id, schema_version, created_at, updated_at,
+               u.username, \(KeyPart.timestampText("created_at"))
         FROM records LEFT JOIN (SELECT id, username FROM users) u ON records.user_scope = 'user:' || u.id
         WHERE collection = 'orders' AND deleted_seq IS NULL
         """

@@ -95,8 +95,13 @@ public struct SyncCentreStore: Sendable {
         return try rows.map { (version: try $0.decode(0, as: String?.self), count: try $0.decode(1, as: Int.self)) }
     }
 
-    /// Devices with their op counts (one grouped pass over the op log), after `key` in the
-    /// list's order; a never-synced device sorts as synced at `-infinity`.
+    /// Devices with their op counts, after `key` in the list's order; a never-synced device
+    /// sorts as synced at `-infinity`.
+    ///
+    /// The counts are read per device from `op_log_counts` (a few rows each, kept by triggers)
+    /// rather than by grouping the op log. The lateral join keeps that a primary-key lookup per
+    /// listed device whatever plan PostgreSQL caches for the statement: with the optional
+    /// filters its generic plan cannot know how many devices pass them.
     private func summaries(teamId: String?, deviceId: String?, key: [String], limit: Int) throws -> PageOf<DeviceSyncSummary> {
         let synced = "COALESCE(d.last_sync_at, '-infinity')"
         let rows = try database.withConnection { connection in
@@ -107,10 +112,7 @@ public struct SyncCentreStore: Sendable {
                        COALESCE(\(unescaped: KeyPart.timestampText("d.last_sync_at")), '-infinity')
                 FROM devices d
                 LEFT JOIN users u ON u.id = d.user_id
-                LEFT JOIN (
-                  SELECT device_id, count(*) FILTER (WHERE status = 'applied') AS applied, count(*) FILTER (WHERE status = 'deferred') AS deferred,
-                         count(*) FILTER (WHERE status = 'rejected') AS rejected, count(*) FILTER (WHERE status = 'conflict') AS conflict
-                  FROM op_log WHERE (\(deviceId)::text IS NULL OR device_id = \(deviceId)) GROUP BY device_id) o ON o.device_id = d.device_id
+                LEFT JOIN LATERAL (SELECT \(unescaped: OpCounts.byStatus) FROM op_log_counts c WHERE c.device_id = d.device_id) o ON true
                 WHERE (\(teamId)::text IS NULL OR u.team_id = \(teamId)) AND (\(deviceId)::text IS NULL OR d.device_id = \(deviceId))
                   AND (\(unescaped: synced) < \(key[0])::timestamptz OR (\(unescaped: synced) = \(key[0])::timestamptz AND d.device_id > \(key[1])))
                 ORDER BY d.last_sync_at DESC NULLS LAST, d.device_id
@@ -229,4 +231,14 @@ public struct SyncCentreStore: Sendable {
             return (entry, try row.decode(14, as: String.self), try row.decode(15, as: String.self))
         }
     }
+}
+
+/// Reads `op_log_counts`, the op log's per (device, author, outcome) counts that the
+/// migration's triggers keep in step with every write.
+enum OpCounts {
+    /// The four outcome columns `applied, deferred, rejected, conflict` of a grouped query.
+    static let byStatus = """
+        sum(ops) FILTER (WHERE status = 'applied')::bigint AS applied, sum(ops) FILTER (WHERE status = 'deferred')::bigint AS deferred,
+        sum(ops) FILTER (WHERE status = 'rejected')::bigint AS rejected, sum(ops) FILTER (WHERE status = 'conflict')::bigint AS conflict
+        """
 }

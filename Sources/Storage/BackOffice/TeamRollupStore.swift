@@ -52,9 +52,8 @@ public struct TeamRollupStore: Sendable {
                          count(*) FILTER (WHERE deleted_seq IS NOT NULL) AS deleted
                   FROM records WHERE user_scope IN (SELECT 'user:' || id FROM members) GROUP BY user_scope) r ON r.user_scope = 'user:' || m.id
                 LEFT JOIN (
-                  SELECT author_id, count(*) FILTER (WHERE status = 'applied') AS applied, count(*) FILTER (WHERE status = 'deferred') AS deferred,
-                         count(*) FILTER (WHERE status = 'rejected') AS rejected, count(*) FILTER (WHERE status = 'conflict') AS conflict
-                  FROM op_log WHERE author_id IN (SELECT id FROM members) GROUP BY author_id) o ON o.author_id = m.id
+                  SELECT author_id, \(unescaped: OpCounts.byStatus) FROM op_log_counts
+                  WHERE author_id IN (SELECT id FROM members) GROUP BY author_id) o ON o.author_id = m.id
                 LEFT JOIN (
                   SELECT author_id, count(*) AS open FROM conflicts
                   WHERE state = 'open' AND author_id IN (SELECT id FROM members) GROUP BY author_id) c ON c.author_id = m.id
