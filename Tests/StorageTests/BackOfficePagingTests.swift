@@ -44,6 +44,31 @@ private enum Seed {
         }
     }
 
+    /// The instant the account seeds count live tokens at.
+    static let now = Date(timeIntervalSince1970: 1_781_524_800)  // 2026-06-15 12:00 UTC
+
+    /// `count` users named `User-0002`, `user_0003`, … (mixed case, ids in another order);
+    /// every fourth holds two live tokens on one device, one on another, a revoked and an
+    /// expired one. Ten sign-in times, some a microsecond apart, are shared by all the tokens.
+    static func accounts(_ database: PostgresClient, count: Int) throws {
+        try database.withConnection { connection in
+            try connection.execute(
+                """
+                INSERT INTO users (id, username, role, password_hash)
+                SELECT 'u-' || md5(g::text), CASE WHEN g % 2 = 0 THEN 'User-' ELSE 'user_' END || lpad(g::text, 4, '0'), 'field', '!'
+                FROM generate_series(1, \(count)) g
+                """)
+            try connection.execute(
+                """
+                INSERT INTO device_tokens (token_hash, user_id, device_id, created_at, expires_at, revoked_at)
+                SELECT sha256(convert_to(g || '/' || n, 'UTF8')), 'u-' || md5(g::text), 'dev-' || g || '-' || CASE WHEN n < 2 THEN 0 ELSE n END,
+                       timestamptz '2026-06-15 09:00:00+00' + (g % 5) * interval '1 microsecond' - (n % 2) * interval '1 hour', \(now)::timestamptz + CASE WHEN n = 4 THEN interval '-1 day' ELSE interval '1 day' END,
+                       CASE WHEN n = 3 THEN \(now)::timestamptz END
+                FROM generate_series(1, \(count)) g CROSS JOIN generate_series(0, 4) n WHERE g % 4 = 0
+                """)
+        }
+    }
+
     /// Ops of `device`; all received in one statement, so `received_at` ties for all of them
     /// unless `spread` gives them the seed's times.
     static func ops(_ database: PostgresClient, device: String, count: Int, record: String? = nil, spread: Bool = true) throws {
@@ -166,12 +191,51 @@ struct BackOfficePagingTests {
         #expect(try store.device(id: "dev-8")?.lastSyncAt == nil && store.device(id: "nobody") == nil)
     }
 
+    @Test("The user list pages by name, case-insensitively, through every user exactly once, with their live devices")
+    func users() throws {
+        let database = try StorageDatabase.migrated()
+        try Seed.accounts(database, count: 230)
+        let store = AccountStore(database: database)
+        let paged = try walk { try store.users(devicesLiveAt: Seed.now, after: $0, limit: 50) }
+        let expected = try column(database, "SELECT id FROM users ORDER BY lower(username), id")
+        #expect(paged.rows.map(\.account.id) == expected && expected.count == 230 && paged.pages == 5)
+        #expect(paged.rows.map(\.account.id) != paged.rows.sorted { $0.account.id < $1.account.id }.map(\.account.id), "ids are not in name order")
+        for user in paged.rows {
+            let number = try #require(Int(user.account.username.suffix(4)))
+            #expect(user.liveDevices == (number % 4 == 0 ? 2 : 0), "\(user.account.username)")
+        }
+        #expect(try store.users(devicesLiveAt: Seed.now, limit: 230).next == nil, "a page that holds every user is the last")
+        #expect(try store.listUsers().map(\.id) == expected, "the command line still lists everyone at once")
+    }
+
+    @Test("The token list pages newest first through every token once, optionally only live ones, and counts both")
+    func tokens() throws {
+        let database = try StorageDatabase.migrated()
+        try Seed.accounts(database, count: 240)
+        let store = AccountStore(database: database)
+        let order = "ORDER BY created_at DESC, token_hash DESC"
+        let all = try walk { try store.tokens(liveAt: nil, after: $0, limit: 40) }
+        let expected = try column(database, "SELECT encode(token_hash, 'hex') FROM device_tokens \(unescaped: order)")
+        #expect(all.rows.map(\.tokenId) == expected && expected.count == 300 && all.pages == 8)
+        let live = try walk { try store.tokens(liveAt: Seed.now, after: $0, limit: 40) }
+        let expectedLive = try column(
+            database, "SELECT encode(token_hash, 'hex') FROM device_tokens WHERE revoked_at IS NULL AND expires_at > \(Seed.now) \(unescaped: order)")
+        #expect(live.rows.map(\.tokenId) == expectedLive && expectedLive.count == 180 && live.pages == 5)
+        #expect(try store.tokenCounts(liveAt: Seed.now) == TokenCounts(live: 180, all: 300))
+
+        let owner = try #require(all.rows.last?.userId)
+        #expect(try store.listTokens(userId: owner).map(\.tokenId) == all.rows.filter { $0.userId == owner }.map(\.tokenId))
+        #expect(try store.token(id: expected[7])?.tokenId == expected[7])
+        #expect(try store.token(id: String(repeating: "0", count: 64)) == nil && store.token(id: "not hex") == nil)
+    }
+
     @Test("A cursor of the wrong shape is refused before it reaches SQL, for every list")
     func invalidCursors() throws {
         let database = try StorageDatabase.migrated()
         let conflicts = ConflictQueueStore(database: database)
         let sync = SyncCentreStore(database: database)
         let orders = OrderQueueStore(database: database)
+        let accounts = AccountStore(database: database)
         let bad: [PageCursor] = [
             PageCursor([]), PageCursor(["2026-06-15T09:00:00.000000Z"]), PageCursor(["now", "c-1"]), PageCursor(["2026-02-30T00:00:00.000000Z", "c"]),
             PageCursor(["2026-06-15 09:00:00", "c"]), PageCursor(["2026-06-15T09:00:00.000000Z", "c\u{0}"]), PageCursor(["x", "y", "z", "w"]),
@@ -180,7 +244,16 @@ struct BackOfficePagingTests {
             #expect(throws: PageCursor.Invalid.self) { try conflicts.queue(collection: nil, teamId: nil, after: cursor) }
             #expect(throws: PageCursor.Invalid.self) { try orders.orders(status: .submitted, after: cursor) }
             #expect(throws: PageCursor.Invalid.self) { try sync.devices(teamId: nil, after: cursor) }
+            #expect(throws: PageCursor.Invalid.self) { try accounts.tokens(liveAt: nil, after: cursor) }
         }
+        for tokenId in ["abc", "ABCD", "zz", "ab cd", "0x12"] {
+            #expect(throws: PageCursor.Invalid.self) { try accounts.tokens(liveAt: nil, after: PageCursor(["infinity", tokenId])) }
+        }
+        for cursor in [PageCursor([]), PageCursor(["user"]), PageCursor(["user", "u-1", "x"]), PageCursor(["user\u{0}", "u-1"])] {
+            #expect(throws: PageCursor.Invalid.self) { try accounts.users(devicesLiveAt: Seed.now, after: cursor) }
+        }
+        #expect(try accounts.tokens(liveAt: nil, after: PageCursor(["2026-06-15T09:00:00.000000Z", ""])).rows.isEmpty)
+        #expect(try accounts.users(devicesLiveAt: Seed.now, after: PageCursor(["zzz", ""])).rows.isEmpty)
         #expect(throws: PageCursor.Invalid.self) { try sync.journal(deviceId: "d", status: nil, after: PageCursor(["infinity", "1.5", "o"])) }
         #expect(throws: PageCursor.Invalid.self) {
             try sync.history(collection: "jobs", recordId: "r", teamId: nil, after: PageCursor(["-infinity", "0", "-infinity", "0", ""]))

@@ -5,7 +5,7 @@ import SyncProtocol
 
 /// Users, teams and device tokens in PostgreSQL.
 public final class AccountStore: Sendable {
-    private let database: PostgresClient
+    let database: PostgresClient
 
     public init(database: PostgresClient) {
         self.database = database
@@ -53,7 +53,8 @@ public final class AccountStore: Sendable {
         return try rows.first.map(Self.decodeUser)
     }
 
-    /// Every user, ordered by user name.
+    /// Every user, ordered by user name: the command line's listing (the back-office pages
+    /// through `users(devicesLiveAt:after:limit:)`).
     public func listUsers() throws -> [UserAccount] {
         let rows = try database.withConnection { connection in
             try connection.query("SELECT \(unescaped: Self.userColumns) FROM users ORDER BY lower(username)")
@@ -145,29 +146,6 @@ public final class AccountStore: Sendable {
         }
     }
 
-    /// Tokens, newest first; all users' when `userId` is nil. (The id is hex-encoded by the
-    /// server: the device pages list every token, and decoding each hash to bytes only to
-    /// encode it again was a noticeable share of their time.)
-    public func listTokens(userId: String? = nil) throws -> [DeviceTokenInfo] {
-        let rows = try database.withConnection { connection in
-            try connection.query("""
-                SELECT encode(t.token_hash, 'hex') AS token_id, t.user_id, u.username, t.device_id, t.platform, t.app_version,
-                       t.created_at, t.expires_at, t.revoked_at
-                FROM device_tokens t JOIN users u ON u.id = t.user_id
-                WHERE \(userId)::text IS NULL OR t.user_id = \(userId)
-                ORDER BY t.created_at DESC
-                """)
-        }
-        return try rows.map { row in
-            DeviceTokenInfo(
-                tokenId: try row.decode("token_id"), userId: try row.decode("user_id"),
-                username: try row.decode("username"), deviceId: try row.decode("device_id"),
-                platform: try row.decode("platform"), appVersion: try row.decode("app_version"),
-                createdAt: try row.decode("created_at"), expiresAt: try row.decode("expires_at"),
-                revokedAt: try row.decode("revoked_at"))
-        }
-    }
-
     // MARK: - Helpers
 
     /// The channel on which suspensions and revocations are announced at commit, so
@@ -178,11 +156,11 @@ public final class AccountStore: Sendable {
         try connection.query("SELECT pg_notify(\(changeChannel), '')")
     }
 
-    private static let userColumns = "id, username, role, team_id, suspended, created_at"
+    static let userColumns = "id, username, role, team_id, suspended, created_at"
 
     static func hash(_ token: String) -> Data { SHA256.hash(Data(token.utf8)) }
 
-    private static func decodeUser(_ row: PostgresRow) throws -> UserAccount {
+    static func decodeUser(_ row: PostgresRow) throws -> UserAccount {
         let roleName = try row.decode("role", as: String.self)
         guard let role = Role(rawValue: roleName) else {
             throw PostgresError(code: .decoding, message: "unknown role \(roleName)")

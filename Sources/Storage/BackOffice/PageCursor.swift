@@ -54,6 +54,9 @@ enum KeyPart {
     case timestamp
     case integer
     case text
+    /// `bytea` as `encode(…, 'hex')` writes it: lowercase hex digits, two per byte (none for
+    /// no bytes), bound back through `decode(…, 'hex')`.
+    case hex
 
     /// SQL that writes the timestamp `column` the way `.timestamp` expects it back.
     static func timestampText(_ column: String) -> String {
@@ -66,8 +69,11 @@ enum KeyPart {
         case .integer: Int64(value) != nil
         // PostgreSQL's text cannot hold NUL, and libpq would cut the value there.
         case .text: !value.contains("\u{0}")
+        case .hex: value.utf8.count % 2 == 0 && value.utf8.allSatisfy { Self.hexDigits.contains($0) }
         }
     }
+
+    private static let hexDigits = Set("0123456789abcdef".utf8)
 
     /// Whether `text` is a real UTC instant in the exact shape `timestampText` writes.
     private static func isTimestamp(_ text: String) -> Bool {
