@@ -55,6 +55,17 @@ struct PagerTests {
         #expect(second.navigation(path: "/p", filters: [], count: 0, total: nil, next: nil)["range"] == "No more rows after this point.")
         #expect(try Pager([:]).navigation(path: "/p", filters: [], count: 12, total: 12, next: nil) == .null, "one page needs no pager")
     }
+
+    @Test("A page's own address keeps the filters and, past the first page, the position, so an action can come back to it")
+    func address() throws {
+        #expect(try Pager([:]).address(path: "/admin/devices", filters: []) == "/admin/devices")
+        #expect(try Pager([:]).address(path: "/admin/devices", filters: [("show", "all")]) == "/admin/devices?show=all")
+        let token = Pager.token(after: PageCursor(["2026-06-15T09:00:00.000000Z", "ab12"]), shown: 100)
+        let later = try Pager(["show": "all", "after": token])
+        #expect(later.address(path: "/admin/devices", filters: [("show", "all")]) == "/admin/devices?show=all&after=" + token, "the same position, the same link")
+        let again = try Pager(["after": token])
+        #expect(again.cursor == later.cursor && again.before == 100)
+    }
 }
 
 extension Pager {

@@ -40,7 +40,11 @@ struct Pager {
 
     /// The `after` token of the page that follows `shown` rows and starts after `cursor`.
     static func token(after cursor: PageCursor, shown: Int) -> String {
-        let json = (try? JSONEncoder().encode(Token(after: cursor.values, shown: shown))) ?? Data()
+        // Sorted keys: the same position always gets the same link (the encoder's key order
+        // otherwise varies from call to call).
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = (try? encoder.encode(Token(after: cursor.values, shown: shown))) ?? Data()
         return json.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
@@ -50,9 +54,7 @@ struct Pager {
     /// counts the rows of every page.
     func navigation(path: String, filters: [(String, String)], count: Int, total: Int?, next: PageCursor?) -> TemplateValue {
         guard cursor != nil || next != nil else { return .null }
-        func link(_ pairs: [(String, String)]) -> String {
-            pairs.isEmpty ? path : path + "?" + SafeRedirect.encodeQuery(pairs)
-        }
+        func link(_ pairs: [(String, String)]) -> String { Self.link(path, pairs) }
         let of = total.map { " of \(Formatting.count($0))" } ?? ""
         let range =
             count == 0
@@ -63,6 +65,16 @@ struct Pager {
             "firstPath": cursor == nil ? .null : .string(link(filters)),
             "nextPath": next.map { .string(link(filters + [(Self.parameter, Self.token(after: $0, shown: before + count))])) } ?? .null,
         ]
+    }
+
+    /// The address of this page of the list at `path`, `filters` kept: where an action taken
+    /// on one of its rows comes back to.
+    func address(path: String, filters: [(String, String)]) -> String {
+        Self.link(path, filters + (cursor.map { [(Self.parameter, Self.token(after: $0, shown: before))] } ?? []))
+    }
+
+    private static func link(_ path: String, _ pairs: [(String, String)]) -> String {
+        pairs.isEmpty ? path : path + "?" + SafeRedirect.encodeQuery(pairs)
     }
 
     private static func base64URLDecoded(_ text: String) -> Data? {
