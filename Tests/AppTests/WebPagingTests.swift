@@ -5,7 +5,7 @@ import Testing
 
 /// Reading paged back-office lists the way a browser without JavaScript does: follow the
 /// "Next page →" link until there is none.
-private enum Paging {
+enum Paging {
     /// Every page of the list at `start`, in order, each checked to be a 200 page.
     static func pages(_ browser: Browser, from start: String) throws -> [String] {
         var bodies: [String] = []

@@ -47,7 +47,7 @@ private enum Seed {
     /// The instant the account seeds count live tokens at.
     static let now = Date(timeIntervalSince1970: 1_781_524_800)  // 2026-06-15 12:00 UTC
 
-    /// `count` users named `User-0002`, `user_0003`, … (mixed case, ids in another order);
+    /// `count` users named `User-0002`, `user-0003`, … (mixed case, ids in another order);
     /// every fourth holds two live tokens on one device, one on another, a revoked and an
     /// expired one. Ten sign-in times, some a microsecond apart, are shared by all the tokens.
     static func accounts(_ database: PostgresClient, count: Int) throws {
@@ -55,7 +55,7 @@ private enum Seed {
             try connection.execute(
                 """
                 INSERT INTO users (id, username, role, password_hash)
-                SELECT 'u-' || md5(g::text), CASE WHEN g % 2 = 0 THEN 'User-' ELSE 'user_' END || lpad(g::text, 4, '0'), 'field', '!'
+                SELECT 'u-' || md5(g::text), CASE WHEN g % 2 = 0 THEN 'User-' ELSE 'user-' END || lpad(g::text, 4, '0'), 'field', '!'
                 FROM generate_series(1, \(count)) g
                 """)
             try connection.execute(

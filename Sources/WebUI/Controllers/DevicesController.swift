@@ -3,7 +3,8 @@ import HTTP
 import Storage
 import Templating
 
-/// `GET /admin/devices` (device sign-in tokens) and revoking one after confirming.
+/// `GET /admin/devices` (device sign-in tokens, newest first, a page at a time) and revoking
+/// one after confirming.
 ///
 /// A revoked token gets 401 on the device's next call; the device signs in again,
 /// and its queued work is kept.
@@ -20,22 +21,30 @@ struct DevicesController {
         routes.add(.POST, "\(Self.path)/{tokenId}/revoke", area: .users, handler: revoke)
     }
 
+    /// Tokens per page of the list.
+    static let pageSize = 100
+
     @Sendable func list(_ context: WebContext) throws -> Response {
         let now = configuration.now()
         let showAll = context.request.query["show"] == "all"
-        let tokens = try accounts.listTokens()
-        let live = tokens.filter { Self.isLive($0, now: now) }
-        let shown = showAll ? tokens : live
+        let pager = try Pager(context.request.query)
+        let page = try accounts.tokens(liveAt: showAll ? nil : now, after: pager.cursor, limit: Self.pageSize)
+        let counts = try accounts.tokenCounts(liveAt: now)
+        let filters = showAll ? [("show", "all")] : []
+        // Signing a device out comes back to this same page of the list.
+        let here = pager.address(path: Self.path, filters: filters)
         let content: [String: TemplateValue] = [
-            "devices": .array(shown.map { Self.row($0, now: now, timeZone: configuration.timeZone, returnPath: Self.path) }),
-            "hasDevices": .bool(!shown.isEmpty), "showUser": true, "devicesTab": true, "showAll": .bool(showAll), "liveCount": .int(live.count),
-            "allCount": .int(tokens.count),
+            "devices": .array(page.rows.map { Self.row($0, now: now, timeZone: configuration.timeZone, returnPath: here) }),
+            "hasDevices": .bool(!page.rows.isEmpty), "showUser": true, "devicesTab": true, "showAll": .bool(showAll),
+            "liveCount": .int(counts.live), "allCount": .int(counts.all),
+            "pager": pager.navigation(
+                path: Self.path, filters: filters, count: page.rows.count, total: showAll ? counts.all : counts.live, next: page.next),
         ]
-        var page = Page("pages/devices", title: "Devices", area: .users, session: context.session, content: content)
+        var view = Page("pages/devices", title: "Devices", area: .users, session: context.session, content: content)
         if context.request.query["notice"] == "revoked" {
-            page.notice = Notice(kind: .success, text: "The device was signed out. It must sign in again to sync.")
+            view.notice = Notice(kind: .success, text: "The device was signed out. It must sign in again to sync.")
         }
-        return try renderer.render(page)
+        return try renderer.render(view)
     }
 
     @Sendable func confirmRevocation(_ context: WebContext) throws -> Response {
@@ -64,8 +73,7 @@ struct DevicesController {
     /// The token the path names.
     /// - Throws: 404 when there is none.
     private func target(_ context: WebContext) throws -> DeviceTokenInfo {
-        let id = try context.request.parameter("tokenId")
-        guard let token = try accounts.listTokens().first(where: { $0.tokenId == id }) else { throw HTTPError.notFound() }
+        guard let token = try accounts.token(id: try context.request.parameter("tokenId")) else { throw HTTPError.notFound() }
         return token
     }
 

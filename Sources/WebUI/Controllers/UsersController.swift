@@ -5,7 +5,8 @@ import Storage
 import SyncProtocol
 import Templating
 
-/// `GET /admin/users` (every account with its devices) and `POST /admin/users` (create one).
+/// `GET /admin/users` (accounts by name, a page at a time, with their live devices) and
+/// `POST /admin/users` (create one).
 struct UsersController {
     let accounts: AccountStore
     let passwords: PasswordHasher
@@ -20,12 +21,12 @@ struct UsersController {
     }
 
     @Sendable func list(_ context: WebContext) throws -> Response {
-        try page(NewUserForm(), context: context)
+        try page(NewUserForm(), pager: try Pager(context.request.query), context: context)
     }
 
     @Sendable func create(_ context: WebContext) throws -> Response {
         var form = NewUserForm(context.form)
-        guard let valid = form.validated() else { return try page(form, context: context, status: 422) }
+        guard let valid = form.validated() else { return try page(form, pager: try Pager([:]), context: context, status: 422) }
         do {
             let hash = try passwords.hash(valid.password)
             let user = try accounts.createUser(username: valid.username, role: valid.role, teamId: valid.teamId, passwordHash: hash)
@@ -35,17 +36,20 @@ struct UsersController {
         } catch AccountError.invalidUsername {
             form.reject(username: "Use up to 64 letters, digits, dots, dashes or underscores, without spaces.")
         }
-        return try page(form, context: context, status: 422)
+        return try page(form, pager: try Pager([:]), context: context, status: 422)
     }
 
-    /// The list of users next to the "new user" form.
-    private func page(_ form: NewUserForm, context: WebContext, status: Int = 200) throws -> Response {
-        let now = configuration.now()
-        let liveDevices = Dictionary(grouping: try accounts.listTokens().filter { $0.revokedAt == nil && $0.expiresAt > now }, by: \.userId)
-        let users = try accounts.listUsers()
+    /// Users per page of the list.
+    static let pageSize = 100
+
+    /// The page of the list of users that `pager` names, next to the "new user" form (a
+    /// refused form comes back with the list's first page).
+    private func page(_ form: NewUserForm, pager: Pager, context: WebContext, status: Int = 200) throws -> Response {
+        let page = try accounts.users(devicesLiveAt: configuration.now(), after: pager.cursor, limit: Self.pageSize)
+        let total = try accounts.countUsers()
         let content: [String: TemplateValue] = [
-            "users": .array(users.map { row($0, devices: Set(liveDevices[$0.id]?.map(\.deviceId) ?? []).count) }),
-            "userCount": .string(Formatting.count(users.count)),
+            "users": .array(page.rows.map(row)),
+            "userCount": .string(Formatting.count(total)),
             "form": [
                 "username": .string(form.username), "team": .string(form.team),
                 "roles": .array(
@@ -55,17 +59,19 @@ struct UsersController {
                 "errors": .dictionary(form.errors.mapValues(TemplateValue.string)),
             ],
             "usersTab": true,
+            "pager": pager.navigation(path: Self.path, filters: [], count: page.rows.count, total: total, next: page.next),
         ]
         return try renderer.render(
             Page("pages/users", title: Area.users.title, area: .users, session: context.session, content: content, status: status))
     }
 
-    private func row(_ user: UserAccount, devices: Int) -> TemplateValue {
-        [
+    private func row(_ listed: ListedUser) -> TemplateValue {
+        let user = listed.account
+        return [
             "username": .string(user.username), "path": .string(UserController.path(of: user)),
             "role": .string(Formatting.roleName(user.role)), "roleKey": .string(user.role.rawValue),
             "team": user.teamId.map(TemplateValue.string) ?? .null, "suspended": .bool(user.suspended),
-            "devices": .int(devices), "created": .string(Formatting.date(user.createdAt, in: configuration.timeZone)),
+            "devices": .int(listed.liveDevices), "created": .string(Formatting.date(user.createdAt, in: configuration.timeZone)),
         ]
     }
 }
