@@ -87,9 +87,11 @@ class Server:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def chromium(width=1280, height=900):
+def chromium(width=1280, height=900, javascript=True):
     """Headless Chromium from the system packages (chromium, chromium-driver)."""
     options = webdriver.ChromeOptions()
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--hide-scrollbars", f"--window-size={width},{height}", "--force-device-scale-factor=1"):
         options.add_argument(flag)

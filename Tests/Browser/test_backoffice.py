@@ -41,9 +41,11 @@ def unique(prefix):
 
 
 class BrowserTestCase(unittest.TestCase):
+    javascript = True
+
     def setUp(self):
         self.base = server.base
-        self.driver = chromium()
+        self.driver = chromium(javascript=self.javascript)
         self.addCleanup(self.driver.quit)
 
     def wait(self, condition, seconds=10):
@@ -193,6 +195,34 @@ class Settings(BrowserTestCase):
         row = self.driver.find_element(By.XPATH, f"//tr[contains(., '{ana.device_id}')]")
         self.assertIn("Below minimum", row.text)
         self.assert_no_script_errors()
+
+
+class WithoutJavaScript(BrowserTestCase):
+    javascript = False
+
+    def test_a_dispatcher_settles_a_conflict_and_an_order_with_scripts_off(self):
+        ana = Device(self.base, "ana", unique("dev-ana"))
+        bruno = Device(self.base, "bruno", unique("dev-bruno"))
+        record_id, order_id = unique("rep"), unique("ORD")
+        answers = {"pressure": "1.4 bar"}
+        base = ana.push("create", "reports", record_id, {"assignmentId": "as-7", "answers": answers})["results"][0]["serverSeq"]
+        bruno.push("update", "reports", record_id, {"answers": {"pressure": "1.0 bar"}}, base=base, old={"answers": answers})
+        ana.push("update", "reports", record_id, {"answers": {"pressure": "2.0 bar"}}, base=base, old={"answers": answers})
+        ana.order(order_id, "cust-0311", [("VALVE-22", 1)])
+
+        sign_in(self.driver, self.base, "elena")
+        self.assertIn("needs JavaScript", self.text("[data-live-status]"))  # the one part that needs it says so
+        self.driver.get(self.base + "/admin/conflicts")
+        self.follow(By.LINK_TEXT, record_id)
+        self.follow(By.XPATH, "//button[contains(., 'Take device version')]")
+        self.assertIn("Resolved", self.text(".page-header"))
+        self.assertEqual(ana.record("reports", record_id)["payload"]["answers"], {"pressure": "2.0 bar"})
+
+        self.driver.get(self.base + "/admin/orders")
+        self.follow(By.LINK_TEXT, order_id)
+        self.follow(By.XPATH, "//button[contains(., 'Confirm order')]")
+        self.follow(By.CSS_SELECTOR, "form.actions button[type=submit]")
+        self.assertIn("Confirmed", self.text(".page-header .badge"))
 
 
 class UsersAndDevices(BrowserTestCase):
