@@ -15,7 +15,8 @@ public import Support
 /// ```
 public final class PostgresConnection {
     private var handle: OpaquePointer?
-    private var statements = StatementCache()
+    /// Statements prepared on this session, by SQL text (shared with pipelines).
+    var statements = StatementCache()
     /// Kept alive as long as `handle`, because libpq calls back into it for every notice.
     private let notices: NoticeSink
     let logger: Logger
@@ -117,9 +118,7 @@ public final class PostgresConnection {
 
     private func run(_ query: PostgresQuery) throws -> QueryResult {
         let connection = try openHandle(sql: query.sql)
-        if query.binds.contains(where: { $0?.utf8.contains(0) == true }) {
-            throw PostgresError(code: .encoding, message: "a bind value contains a NUL character", sql: query.sql)
-        }
+        try Self.checkBinds(query)
         logger.trace("postgres query", metadata: ["db.query": query.sql])
         do {
             return try execute(prepared: try prepare(query.sql, on: connection), binds: query.binds, sql: query.sql, on: connection)
@@ -129,6 +128,13 @@ public final class PostgresConnection {
             statements.remove(query.sql)
             guard transactionStatus == PQTRANS_IDLE else { throw error }
             return try execute(prepared: try prepare(query.sql, on: connection), binds: query.binds, sql: query.sql, on: connection)
+        }
+    }
+
+    /// libpq takes NUL-terminated strings, so a NUL inside a value would silently cut it short.
+    static func checkBinds(_ query: PostgresQuery) throws {
+        if query.binds.contains(where: { $0?.utf8.contains(0) == true }) {
+            throw PostgresError(code: .encoding, message: "a bind value contains a NUL character", sql: query.sql)
         }
     }
 
