@@ -30,19 +30,27 @@ public enum EventOutbox {
     /// Appends `events` in order; takes the counter lock if the transaction does not hold it yet.
     public static func append(_ events: [PendingEvent], on connection: PostgresConnection) throws {
         guard !events.isEmpty else { return }
-        try connection.query("SELECT value FROM sequence_counter FOR UPDATE")
-        let encoder = JSONEncoder()
-        var sql = "INSERT INTO events (type, data, audience) VALUES "
-        var binds: [String?] = []
-        for (index, event) in events.enumerated() {
-            let base = index * 3
-            sql += index == 0 ? "" : ", "
-            sql += "($\(base + 1), $\(base + 2)::jsonb, $\(base + 3)::text[])"
-            binds.append(event.type)
-            binds.append(String(decoding: try encoder.encode(event.data), as: UTF8.self))
-            binds.append(event.audience.postgresText)
-        }
-        try connection.execute(PostgresQuery(sql, binds: binds))
-        try connection.query("SELECT pg_notify(\(channel), '')")
+        try connection.pipeline([lockCounter] + statements(inserting: events))
+    }
+
+    /// Takes (or re-takes, harmlessly) the counter lock that event inserts need.
+    static let lockCounter: PostgresQuery = "SELECT value FROM sequence_counter FOR UPDATE"
+
+    /// The insert of `events`, in order, and the notification, for a transaction that holds the
+    /// counter lock: one statement whatever the count, so it is prepared once per connection.
+    static func statements(inserting events: [PendingEvent]) -> [PostgresQuery] {
+        guard !events.isEmpty else { return [] }
+        // `data` goes through JSONValue's own writer (JSONEncoder costs far more), and each
+        // audience as the text of an array literal, cast row by row.
+        let data = events.map { String(decoding: $0.data.canonicalData(), as: UTF8.self) }
+        let audiences = events.map { $0.audience.postgresText }
+        return [
+            """
+            INSERT INTO events (type, data, audience)
+            SELECT type, data, audience::text[] FROM unnest(\(events.map(\.type))::text[], \(data)::jsonb[], \(audiences)::text[])
+                AS e(type, data, audience)
+            """,
+            "SELECT pg_notify(\(channel), '')",
+        ]
     }
 }

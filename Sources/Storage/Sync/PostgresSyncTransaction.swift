@@ -8,6 +8,8 @@ import SyncProtocol
 final class PostgresSyncTransaction: SyncTransaction {
     private let connection: PostgresConnection
     private let attachments: any FinalizedAttachmentLookup
+    /// Whether `reserveSequence` took the counter lock, which outbox inserts need.
+    private var holdsCounterLock = false
 
     init(connection: PostgresConnection, attachments: any FinalizedAttachmentLookup) {
         self.connection = connection
@@ -69,23 +71,28 @@ final class PostgresSyncTransaction: SyncTransaction {
 
     func reserveSequence(count: Int) throws -> Int64 {
         // The row lock taken here is held until commit: commit order is sequence order.
-        try connection.query("""
+        let first = try connection.query("""
             UPDATE sequence_counter SET value = value + \(count) RETURNING value - \(count) + 1
             """)[0].decode(0, as: Int64.self)
+        holdsCounterLock = true
+        return first
     }
 
     func write(_ writes: WriteSet) throws {
-        try OpLogRow.upsert(writes.opLog, on: connection)
-        try RecordRow.upsert(writes.records, on: connection)
-        try ScopeExitRow.record(writes.changes, on: connection)
-        try ConflictRow.insert(writes.openedConflicts, on: connection)
-        try ConflictRow.update(writes.resolvedConflicts, on: connection)
-        try EventOutbox.append(writes.events.map(PendingEvent.init), on: connection)
+        // One round trip for every statement: the counter lock is held from the reservation
+        // until commit, so every trip saved here shortens the line of pushes waiting for it.
+        var statements = try [
+            OpLogRow.upsert(writes.opLog), RecordRow.upsert(writes.records), ScopeExitRow.record(writes.changes),
+            ConflictRow.insert(writes.openedConflicts), ConflictRow.update(writes.resolvedConflicts),
+        ].compactMap { $0 }
+        let events = writes.events.map(PendingEvent.init) + (writes.visit.map { [.deviceSynced($0, kind: "push")] } ?? [])
+        if !events.isEmpty, !holdsCounterLock { statements.append(EventOutbox.lockCounter) }
+        statements += EventOutbox.statements(inserting: events)
         if let device = writes.deviceHighWater {
-            try connection.execute("""
-                UPDATE devices SET received_through = \(device.highWater) WHERE device_id = \(device.deviceId)
-                """)
+            statements.append("UPDATE devices SET received_through = \(device.highWater) WHERE device_id = \(device.deviceId)")
         }
+        if let visit = writes.visit { statements.append(DeviceSyncStore.stamp(visit)) }
+        try connection.pipeline(statements)
     }
 }
 

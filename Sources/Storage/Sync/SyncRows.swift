@@ -18,9 +18,10 @@ enum OpLogRow {
             pending: try pending.map { try JSONColumn.decode(PendingOp.self, $0) }, op: nil)
     }
 
-    static func upsert(_ entries: [OpLogEntry], on connection: PostgresConnection) throws {
-        guard !entries.isEmpty else { return }
-        try connection.execute("""
+    /// The upsert of `entries`; nil when there are none.
+    static func upsert(_ entries: [OpLogEntry]) throws -> PostgresQuery? {
+        guard !entries.isEmpty else { return nil }
+        return """
             INSERT INTO op_log (device_id, op_id, client_seq, entity_key, collection, record_id, author_id, status, code,
                                 result, fingerprint, body, pending, server_seq)
             SELECT * FROM unnest(
@@ -35,7 +36,7 @@ enum OpLogRow {
                 status = excluded.status, code = excluded.code, result = excluded.result, pending = excluded.pending,
                 body = coalesce(excluded.body, op_log.body),
                 server_seq = excluded.server_seq, decided_at = now()
-            """)
+            """
     }
 }
 
@@ -61,10 +62,11 @@ enum RecordRow {
         try decode(row, offset: 0)
     }
 
-    static func upsert(_ records: [StoredRecord], on connection: PostgresConnection) throws {
-        guard !records.isEmpty else { return }
+    /// The upsert of `records`; nil when there are none.
+    static func upsert(_ records: [StoredRecord]) -> PostgresQuery? {
+        guard !records.isEmpty else { return nil }
         let scopes = records.map { ScopeColumns(keys: $0.scopeKeys) }
-        try connection.execute("""
+        return """
             INSERT INTO records (collection, record_id, payload, field_meta, server_seq, user_scope, team_scope, deleted_seq,
                                  conflict_id, schema_version)
             SELECT * FROM unnest(
@@ -77,7 +79,7 @@ enum RecordRow {
                 payload = excluded.payload, field_meta = excluded.field_meta, server_seq = excluded.server_seq,
                 user_scope = excluded.user_scope, team_scope = excluded.team_scope, deleted_seq = excluded.deleted_seq,
                 conflict_id = excluded.conflict_id, schema_version = excluded.schema_version, updated_at = now()
-            """)
+            """
     }
 }
 
@@ -94,7 +96,8 @@ struct ScopeColumns {
 
 /// `scope_exits` rows: a change that moved a record out of some scope keys.
 enum ScopeExitRow {
-    static func record(_ changes: [ChangeLogEntry], on connection: PostgresConnection) throws {
+    /// The upsert of the exits `changes` make; nil when they make none.
+    static func record(_ changes: [ChangeLogEntry]) -> PostgresQuery? {
         var keys: [String] = [], collections: [String] = [], recordIds: [String] = [], seqs: [Int64] = []
         for change in changes {
             for key in Set(change.scopeKeysBefore).subtracting(change.scopeKeysAfter) {
@@ -104,21 +107,22 @@ enum ScopeExitRow {
                 seqs.append(change.seq)
             }
         }
-        guard !keys.isEmpty else { return }
-        try connection.execute("""
+        guard !keys.isEmpty else { return nil }
+        return """
             INSERT INTO scope_exits (scope_key, collection, record_id, seq)
             SELECT * FROM unnest(\(keys)::text[], \(collections)::text[], \(recordIds)::text[], \(seqs)::bigint[])
             ON CONFLICT (scope_key, collection, record_id) DO UPDATE SET seq = GREATEST(scope_exits.seq, excluded.seq), exited_at = now()
-            """)
+            """
     }
 }
 
 /// `conflicts` rows.
 enum ConflictRow {
-    static func insert(_ conflicts: [StoredConflict], on connection: PostgresConnection) throws {
-        guard !conflicts.isEmpty else { return }
+    /// The insert of newly opened `conflicts`; nil when there are none.
+    static func insert(_ conflicts: [StoredConflict]) throws -> PostgresQuery? {
+        guard !conflicts.isEmpty else { return nil }
         let entries = conflicts.map(\.entry)
-        try connection.execute("""
+        return """
             INSERT INTO conflicts (id, collection, record_id, author_id, device_id, state, scope_keys, entry)
             SELECT id, collection, record_id, author_id, device_id, state,
                    ARRAY(SELECT jsonb_array_elements_text(keys)), entry
@@ -127,16 +131,17 @@ enum ConflictRow {
                         \(try conflicts.map { try JSONColumn.encode($0.scopeKeys) })::jsonb[],
                         \(try entries.map(JSONColumn.encode))::jsonb[])
                 AS t(id, collection, record_id, author_id, device_id, state, keys, entry)
-            """)
+            """
     }
 
-    static func update(_ entries: [ConflictEntry], on connection: PostgresConnection) throws {
-        guard !entries.isEmpty else { return }
-        try connection.execute("""
+    /// The update of `entries` that changed state; nil when there are none.
+    static func update(_ entries: [ConflictEntry]) throws -> PostgresQuery? {
+        guard !entries.isEmpty else { return nil }
+        return """
             UPDATE conflicts SET state = t.state, entry = t.entry
             FROM unnest(\(entries.map(\.id))::text[], \(entries.map(\.state.rawValue))::text[],
                         \(try entries.map(JSONColumn.encode))::jsonb[]) AS t(id, state, entry)
             WHERE conflicts.id = t.id
-            """)
+            """
     }
 }

@@ -33,6 +33,9 @@ struct Workspace {
 
     mutating func setHighWater(_ highWater: DeviceHighWater) { writes.deviceHighWater = highWater }
 
+    /// Records the sync call this transaction belongs to.
+    mutating func record(_ visit: SyncVisit) { writes.visit = visit }
+
     /// The collected writes with real sequence numbers, each touched record once in key order.
     func finish(_ map: SequenceMap) -> WriteSet {
         var final = writes
