@@ -33,4 +33,20 @@ enum JSONColumn {
     static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         try JSONDecoder().decode(type, from: Data(text.utf8))
     }
+
+    /// A record's payload; read with JSONValue's own parser (every push reads the records it
+    /// touches), and with `JSONDecoder` only for text that parser leaves to it.
+    static func decodePayload(_ text: String) throws -> [String: JSONValue] {
+        if case .object(let payload)? = JSONValue(parsing: text) { return payload }
+        return try decode([String: JSONValue].self, text)
+    }
+
+    /// A record's field metadata, read like ``decodePayload(_:)``.
+    static func decodeFieldMeta(_ text: String) throws -> [String: FieldMeta] {
+        if case .object(let members)? = JSONValue(parsing: text) {
+            let metas = members.compactMapValues(FieldMeta.init(json:))
+            if metas.count == members.count { return metas }
+        }
+        return try decode([String: FieldMeta].self, text)
+    }
 }

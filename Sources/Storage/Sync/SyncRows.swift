@@ -51,8 +51,8 @@ enum RecordRow {
     static func decode(_ row: PostgresRow, offset: Int) throws -> StoredRecord {
         StoredRecord(
             collection: try row.decode(offset), recordId: try row.decode(offset + 1),
-            payload: try JSONColumn.decode([String: JSONValue].self, row.decode(offset + 2, as: String.self)),
-            fieldMeta: try JSONColumn.decode([String: FieldMeta].self, row.decode(offset + 3, as: String.self)),
+            payload: try JSONColumn.decodePayload(row.decode(offset + 2, as: String.self)),
+            fieldMeta: try JSONColumn.decodeFieldMeta(row.decode(offset + 3, as: String.self)),
             serverSeq: try row.decode(offset + 4), tombstoneSeq: try row.decode(offset + 5), conflictId: try row.decode(offset + 6),
             schemaVersion: try row.decode(offset + 7), createdAt: RFC3339.string(from: try row.decode(offset + 8, as: Date.self)),
             updatedAt: RFC3339.string(from: try row.decode(offset + 9, as: Date.self)))

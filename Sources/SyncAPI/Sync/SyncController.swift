@@ -37,7 +37,7 @@ public struct SyncController: Sendable {
     @Sendable func push(_ request: Request) throws -> Response {
         let identity = try authenticator.authenticate(request)
         let settings = try gate.admit(request, identity: identity)
-        let body = try request.decode(PushRequest.self)
+        let body = try request.decode(PushRequest.self, quickly: PushRequest.init(quickly:))
         let principal = try principals.principal(for: identity)
         let visit = SyncVisit(principal: principal, appVersion: request.headers["x-app-version"])
         let outcome = try mappingSyncErrors { try pushes.push(body, by: principal, configuration: limits(settings), visit: visit) }
