@@ -4,12 +4,14 @@
 /// type, so `[String]`, `[Int]`, `[UUID]` or `[Data]` binds work with `= ANY($1)` and
 /// `unnest($1::text[])`. Multi-dimensional arrays are not supported.
 extension Array: PostgresEncodable where Element: PostgresEncodable {
+    @inlinable
     public var postgresText: String? {
         // Built as UTF-8 bytes, copying the runs between escapes in bulk: batch inserts pass
         // kilobytes of JSON (a quote every few bytes) through here per push.
         var bytes: [UInt8] = [UInt8(ascii: "{")]
-        for (position, element) in enumerated() {
+        for position in indices {
             if position > 0 { bytes.append(UInt8(ascii: ",")) }
+            let element = self[position]
             guard var value = element.postgresText else {
                 bytes.append(contentsOf: "NULL".utf8)
                 continue
@@ -23,7 +25,8 @@ extension Array: PostgresEncodable where Element: PostgresEncodable {
     }
 
     /// Appends `text` with a backslash before each `\` and `"`.
-    private static func appendEscaped(_ text: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+    @inlinable
+    static func appendEscaped(_ text: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
         var runStart = 0
         for index in text.indices where text[index] == UInt8(ascii: "\\") || text[index] == UInt8(ascii: "\"") {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart..<index]))

@@ -13,13 +13,32 @@ enum JSONColumn {
         String(decoding: JSONValue.object(payload).canonicalData(), as: UTF8.self)
     }
 
+    /// Written directly, in canonical form (keys sorted), without a `JSONValue` tree per field:
+    /// every record a push touches carries one entry per field.
     static func encode(_ fieldMeta: [String: FieldMeta]) -> String {
-        encode(fieldMeta.mapValues { meta -> JSONValue in
-            var members: [String: JSONValue] = ["seq": .int(meta.seq)]
-            if let opId = meta.opId { members["opId"] = .string(opId) }
-            if let deviceId = meta.deviceId { members["deviceId"] = .string(deviceId) }
-            return .object(members)
-        })
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        bytes.reserveCapacity(fieldMeta.count * 96)
+        for (index, name) in fieldMeta.keys.sorted().enumerated() {
+            let meta = fieldMeta[name]!
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONValue.string(name).writeCanonical(into: &bytes)
+            bytes.append(contentsOf: ":{".utf8)
+            if let deviceId = meta.deviceId { member("deviceId", .string(deviceId), into: &bytes) }
+            if let opId = meta.opId { member("opId", .string(opId), into: &bytes) }
+            member("seq", .int(meta.seq), into: &bytes)
+            bytes[bytes.count - 1] = UInt8(ascii: "}")
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `"name":value,` (the caller overwrites the last comma).
+    private static func member(_ name: StaticString, _ value: JSONValue, into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(contentsOf: "\":".utf8)
+        value.writeCanonical(into: &bytes)
+        bytes.append(UInt8(ascii: ","))
     }
 
     static func encode(_ result: OpResult) -> String {
