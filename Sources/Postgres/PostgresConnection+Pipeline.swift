@@ -35,22 +35,38 @@ extension PostgresConnection {
         var preparedHere: [String: String] = [:]
         for query in queries {
             logger.trace("postgres pipelined query", metadata: ["db.query": query.sql])
+            guard enqueue(query, on: connection, into: &steps, preparedHere: &preparedHere) else { return steps + [.failedSend(query.sql)] }
+        }
+        return PQpipelineSync(connection) == 1 ? steps : steps + [.failedSend(nil)]
+    }
+
+    /// Queues `query`, preceded by its prepare when this connection has not prepared it yet;
+    /// false when libpq refused to queue something.
+    private func enqueue(
+        _ query: PostgresQuery, on connection: OpaquePointer, into steps: inout [PipelineStep], preparedHere: inout [String: String]
+    ) -> Bool {
+        let sent: Int32
+        if query.plansPerRun {
+            sent = withCStringArray(query.binds) { values in
+                PQsendQueryParams(connection, query.sql, Int32(query.binds.count), nil, values, nil, nil, 0)
+            }
+        } else {
             var name = statements.name(for: query.sql) ?? preparedHere[query.sql]
             if name == nil {
                 let fresh = statements.nextName()
                 // nParams 0 and no type OIDs, as in `prepare`: the server infers the parameter types.
-                guard PQsendPrepare(connection, fresh, query.sql, 0, nil) == 1 else { return steps + [.failedSend(query.sql)] }
+                guard PQsendPrepare(connection, fresh, query.sql, 0, nil) == 1 else { return false }
                 steps.append(.prepare(name: fresh, sql: query.sql))
                 preparedHere[query.sql] = fresh
                 name = fresh
             }
-            let sent = withCStringArray(query.binds) { values in
+            sent = withCStringArray(query.binds) { values in
                 PQsendQueryPrepared(connection, name, Int32(query.binds.count), values, nil, nil, 0)
             }
-            guard sent == 1 else { return steps + [.failedSend(query.sql)] }
-            steps.append(.execute(sql: query.sql))
         }
-        return PQpipelineSync(connection) == 1 ? steps : steps + [.failedSend(nil)]
+        guard sent == 1 else { return false }
+        steps.append(.execute(sql: query.sql))
+        return true
     }
 
     /// Reads every step's result up to the sync point, keeping the rows of executions and the first error.

@@ -120,6 +120,12 @@ public final class PostgresConnection {
         let connection = try openHandle(sql: query.sql)
         try Self.checkBinds(query)
         logger.trace("postgres query", metadata: ["db.query": query.sql])
+        if query.plansPerRun {
+            let raw = withCStringArray(query.binds) { values in
+                PQexecParams(connection, query.sql, Int32(query.binds.count), nil, values, nil, nil, 0)
+            }
+            return try PostgresError.check(raw, connection: connection, sql: query.sql)
+        }
         do {
             return try execute(prepared: try prepare(query.sql, on: connection), binds: query.binds, sql: query.sql, on: connection)
         } catch let error as PostgresError where error.isStalePlan {

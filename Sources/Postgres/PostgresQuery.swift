@@ -10,6 +10,9 @@
 public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
     public var sql: String
     public var binds: [String?]
+    /// Whether the server plans the statement with its values on every run instead of
+    /// preparing it once per connection; see ``plannedPerRun()``.
+    public var plansPerRun = false
 
     /// A statement whose `$n` placeholders are filled from `binds` (`binds[0]` is `$1`).
     public init(_ sql: String, binds: [String?] = []) {
@@ -27,6 +30,18 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
 
     /// The SQL text only: binds may hold user data.
     public var description: String { sql }
+
+    /// This statement, planned afresh with its values on every run (an unnamed statement)
+    /// instead of prepared once per connection.
+    ///
+    /// For lookups whose best plan depends on how large a table is: after five runs a prepared
+    /// statement may settle on a generic plan, and one settled while the table was nearly empty
+    /// (a fresh database) keeps scanning it whole as it grows, until the next ANALYZE.
+    public func plannedPerRun() -> PostgresQuery {
+        var copy = self
+        copy.plansPerRun = true
+        return copy
+    }
 
     /// Builds the SQL and binds of an interpolated query.
     public struct StringInterpolation: StringInterpolationProtocol {

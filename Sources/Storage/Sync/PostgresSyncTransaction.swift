@@ -30,9 +30,12 @@ final class PostgresSyncTransaction: SyncTransaction {
     }
 
     func opLogEntries(deviceId: String, opIds: [String]) throws -> [OpLogEntry] {
-        try connection.query("""
+        // Planned per run: a generic plan settled while op_log was nearly empty is a sequential
+        // scan, which costs more with every push until the table is next analyzed.
+        let query: PostgresQuery = """
             SELECT \(unescaped: OpLogRow.columns) FROM op_log WHERE device_id = \(deviceId) AND op_id = ANY(\(opIds)::text[])
-            """).map(OpLogRow.decode)
+            """
+        return try connection.query(query.plannedPerRun()).map(OpLogRow.decode)
     }
 
     func lockRecords(_ keys: [RecordKey]) throws -> [StoredRecord] {
