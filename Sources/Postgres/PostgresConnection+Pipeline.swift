@@ -15,17 +15,38 @@ extension PostgresConnection {
     ///   and, inside a transaction, the transaction is aborted like after any failed statement.
     @discardableResult
     public func pipeline(_ queries: [PostgresQuery]) throws -> [[PostgresRow]] {
-        if queries.count == 1 { return [try query(queries[0])] }
-        guard !queries.isEmpty else { return [] }
-        let connection = try openHandle(sql: queries[0].sql)
-        for query in queries { try Self.checkBinds(query) }
-        guard PQenterPipelineMode(connection) == 1 else { throw PostgresError(connection: connection, sql: queries[0].sql) }
-        let steps = send(queries, on: connection)
+        try runPipeline(queries).map { $0.rows() }
+    }
+
+    /// Queues statements whose results nobody reads: they run, in order, in the round trip of
+    /// the transaction's next statement or of its commit, so a transaction's last writes cost
+    /// no trip of their own. Outside a transaction they run at once.
+    ///
+    /// A failure surfaces from that next call (or the commit), which then throws it; a rollback
+    /// drops what is still queued.
+    public func enqueue(_ queries: [PostgresQuery]) throws {
+        guard isInTransaction else {
+            _ = try runPipeline(queries)
+            return
+        }
+        queued += queries
+    }
+
+    /// The queued statements followed by `queries`, in one round trip; the results of `queries`.
+    func runPipeline(_ queries: [PostgresQuery]) throws -> [QueryResult] {
+        let all = queued + queries
+        queued = []
+        guard !all.isEmpty else { return [] }
+        if all.count == 1 { return [try run(all[0])] }
+        let connection = try openHandle(sql: all[0].sql)
+        for query in all { try Self.checkBinds(query) }
+        guard PQenterPipelineMode(connection) == 1 else { throw PostgresError(connection: connection, sql: all[0].sql) }
+        let steps = send(all, on: connection)
         let outcome = collect(steps, on: connection)
         // Leaving pipeline mode only fails while results are unread, i.e. when the connection broke.
         guard PQexitPipelineMode(connection) == 1 else { throw outcome.error ?? PostgresError(connection: connection, sql: nil) }
         if let error = outcome.error { throw error }
-        return outcome.rows
+        return Array(outcome.results.suffix(queries.count))
     }
 
     /// Queues a prepare (when needed) and an execution per query, then the sync point.
@@ -35,14 +56,14 @@ extension PostgresConnection {
         var preparedHere: [String: String] = [:]
         for query in queries {
             logger.trace("postgres pipelined query", metadata: ["db.query": query.sql])
-            guard enqueue(query, on: connection, into: &steps, preparedHere: &preparedHere) else { return steps + [.failedSend(query.sql)] }
+            guard sendOne(query, on: connection, into: &steps, preparedHere: &preparedHere) else { return steps + [.failedSend(query.sql)] }
         }
         return PQpipelineSync(connection) == 1 ? steps : steps + [.failedSend(nil)]
     }
 
     /// Queues `query`, preceded by its prepare when this connection has not prepared it yet;
     /// false when libpq refused to queue something.
-    private func enqueue(
+    private func sendOne(
         _ query: PostgresQuery, on connection: OpaquePointer, into steps: inout [PipelineStep], preparedHere: inout [String: String]
     ) -> Bool {
         let sent: Int32
@@ -69,24 +90,24 @@ extension PostgresConnection {
         return true
     }
 
-    /// Reads every step's result up to the sync point, keeping the rows of executions and the first error.
-    private func collect(_ steps: [PipelineStep], on connection: OpaquePointer) -> (rows: [[PostgresRow]], error: PostgresError?) {
-        var rows: [[PostgresRow]] = []
+    /// Reads every step's result up to the sync point, keeping the executions' results and the first error.
+    private func collect(_ steps: [PipelineStep], on connection: OpaquePointer) -> (results: [QueryResult], error: PostgresError?) {
+        var results: [QueryResult] = []
         var firstError: PostgresError?
         for step in steps {
             if case .failedSend(let sql) = step {
-                return (rows, firstError ?? PostgresError(connection: connection, sql: sql))
+                return (results, firstError ?? PostgresError(connection: connection, sql: sql))
             }
             // > PQgetResult: … returns a null pointer once the command is complete; in pipeline mode
             // > the next call then starts on the next command's results.
-            guard let raw = PQgetResult(connection) else { return (rows, firstError ?? PostgresError(connection: connection, sql: step.sql)) }
+            guard let raw = PQgetResult(connection) else { return (results, firstError ?? PostgresError(connection: connection, sql: step.sql)) }
             let result = QueryResult(raw)
             while let extra = PQgetResult(connection) { PQclear(extra) }
             switch (result.status, step) {
             case (PGRES_COMMAND_OK, .prepare(let name, let sql)):
                 statements.insert(name, for: sql)
             case (PGRES_COMMAND_OK, .execute), (PGRES_TUPLES_OK, .execute), (PGRES_EMPTY_QUERY, .execute):
-                rows.append(result.rows())
+                results.append(result)
             case (PGRES_PIPELINE_ABORTED, _):
                 continue
             default:
@@ -96,9 +117,9 @@ extension PostgresConnection {
             }
         }
         guard let sync = PQgetResult(connection), QueryResult(sync).status == PGRES_PIPELINE_SYNC else {
-            return (rows, firstError ?? PostgresError(connection: connection, sql: nil))
+            return (results, firstError ?? PostgresError(connection: connection, sql: nil))
         }
-        return (rows, firstError)
+        return (results, firstError)
     }
 }
 

@@ -64,4 +64,50 @@ struct PipelineTests {
         }
         #expect(try names() == [])
     }
+
+    @Test("queued statements run with the commit, in order, and a rollback drops them")
+    func queuedWithCommit() throws {
+        try connection.transaction { db in
+            try db.enqueue(["INSERT INTO items VALUES (1, \("a"))", "UPDATE items SET name = \("b") WHERE id = 1"])
+            try db.enqueue(["INSERT INTO items VALUES (2, \("c"))"])
+        }
+        #expect(try names() == ["b", "c"])
+        struct Abort: Error {}
+        #expect(throws: Abort.self) {
+            try connection.transaction { db in
+                try db.enqueue(["INSERT INTO items VALUES (3, \("dropped"))"])
+                throw Abort()
+            }
+        }
+        #expect(try names() == ["b", "c"])
+    }
+
+    @Test("a queued statement's failure surfaces at the commit, which rolls everything back")
+    func queuedFailure() throws {
+        let error = #expect(throws: PostgresError.self) {
+            try connection.transaction { db in
+                try db.execute("INSERT INTO items VALUES (1, \("a"))")
+                try db.enqueue(["INSERT INTO items VALUES (1, \("duplicate"))"])
+            }
+        }
+        #expect(error?.code == .uniqueViolation)
+        #expect(try names() == [])
+    }
+
+    @Test("the next statement carries queued ones, and savepoints and empty transactions still work")
+    func queuedBeforeNextStatement() throws {
+        try connection.transaction { db in
+            try db.enqueue(["INSERT INTO items VALUES (1, \("a"))"])
+            #expect(try db.query("SELECT count(*)::int FROM items")[0].decode(0, as: Int.self) == 1)
+            #expect(throws: PostgresError.self) {
+                try db.transaction { inner in
+                    try inner.enqueue(["INSERT INTO items VALUES (2, \("b"))"])
+                    try inner.execute("INSERT INTO items VALUES (1, \("duplicate"))")
+                }
+            }
+        }
+        try connection.transaction { _ in }
+        try connection.enqueue(["INSERT INTO items VALUES (3, \("outside a transaction runs at once"))"])
+        #expect(try names() == ["a", "outside a transaction runs at once"])
+    }
 }

@@ -17,16 +17,18 @@ final class PostgresSyncTransaction: SyncTransaction {
     }
 
     func lockDevice(_ deviceId: String) throws -> DeviceState {
-        // The upsert takes the row lock that serializes this device's pushes until commit.
-        let highWater = try connection.query("""
+        // The upsert takes the row lock that serializes this device's pushes until commit; the
+        // read after it, in the same round trip, starts once the lock is held.
+        let results = try connection.pipeline([
+            """
             INSERT INTO devices (device_id) VALUES (\(deviceId))
             ON CONFLICT (device_id) DO UPDATE SET device_id = excluded.device_id
             RETURNING received_through
-            """)[0].decode(0, as: Int64.self)
-        let pending = try connection.query("""
-            SELECT pending::text FROM op_log WHERE device_id = \(deviceId) AND status = 'deferred' ORDER BY client_seq
-            """).map { try JSONColumn.decode(PendingOp.self, $0.decode(0, as: String.self)) }
-        return DeviceState(deviceId: deviceId, highWater: highWater, pending: pending)
+            """,
+            "SELECT pending::text FROM op_log WHERE device_id = \(deviceId) AND status = 'deferred' ORDER BY client_seq",
+        ])
+        let pending = try results[1].map { try JSONColumn.decode(PendingOp.self, $0.decode(0, as: String.self)) }
+        return DeviceState(deviceId: deviceId, highWater: try results[0][0].decode(0, as: Int64.self), pending: pending)
     }
 
     func opLogEntries(deviceId: String, opIds: [String]) throws -> [OpLogEntry] {
@@ -43,19 +45,23 @@ final class PostgresSyncTransaction: SyncTransaction {
         // record would both decide `create` and the later upsert would overwrite the earlier one.
         // A transaction-scoped advisory lock per key covers absent rows too; taken in hash order,
         // so concurrent pushes cannot deadlock on them (the row locks below follow the same keys).
-        try connection.query("""
-            SELECT pg_advisory_xact_lock(h) FROM (
+        // Both statements go in one round trip; the second starts once the first holds its locks.
+        let collections = keys.map(\.collection), recordIds = keys.map(\.recordId)
+        let results = try connection.pipeline([
+            """
+            SELECT count(pg_advisory_xact_lock(h)) FROM (
                 SELECT DISTINCT hashtextextended(c || '/' || r, 0) AS h
-                FROM unnest(\(keys.map(\.collection))::text[], \(keys.map(\.recordId))::text[]) AS k(c, r)
+                FROM unnest(\(collections)::text[], \(recordIds)::text[]) AS k(c, r)
                 ORDER BY h) locks
-            ORDER BY h
-            """)
-        return try connection.query("""
+            """,
+            """
             SELECT \(unescaped: RecordRow.columns) FROM records
-            WHERE (collection, record_id) IN (SELECT * FROM unnest(\(keys.map(\.collection))::text[], \(keys.map(\.recordId))::text[]))
+            WHERE (collection, record_id) IN (SELECT * FROM unnest(\(collections)::text[], \(recordIds)::text[]))
             ORDER BY collection, record_id
             FOR UPDATE
-            """).map(RecordRow.decode)
+            """,
+        ])
+        return try results[1].map(RecordRow.decode)
     }
 
     func finalizedAttachments(among ids: [String]) throws -> Set<String> {
@@ -82,8 +88,9 @@ final class PostgresSyncTransaction: SyncTransaction {
     }
 
     func write(_ writes: WriteSet) throws {
-        // One round trip for every statement: the counter lock is held from the reservation
-        // until commit, so every trip saved here shortens the line of pushes waiting for it.
+        // No round trip of their own: the statements go out with the commit (or the caller's next
+        // statement). The counter lock is held from the reservation until commit, so every trip
+        // saved here shortens the line of pushes waiting for it.
         var statements = try [
             OpLogRow.upsert(writes.opLog), RecordRow.upsert(writes.records), ScopeExitRow.record(writes.changes),
             ConflictRow.insert(writes.openedConflicts), ConflictRow.update(writes.resolvedConflicts),
@@ -95,7 +102,7 @@ final class PostgresSyncTransaction: SyncTransaction {
             statements.append("UPDATE devices SET received_through = \(device.highWater) WHERE device_id = \(device.deviceId)")
         }
         if let visit = writes.visit { statements.append(DeviceSyncStore.stamp(visit)) }
-        try connection.pipeline(statements)
+        try connection.enqueue(statements)
     }
 }
 
