@@ -17,16 +17,19 @@ extension Array: PostgresEncodable where Element: PostgresEncodable {
                 continue
             }
             bytes.append(UInt8(ascii: "\""))
-            value.withUTF8 { Self.appendEscaped($0, to: &bytes) }
+            value.withUTF8 { ArrayLiteral.appendEscaped($0, to: &bytes) }
             bytes.append(UInt8(ascii: "\""))
         }
         bytes.append(UInt8(ascii: "}"))
         return String(decoding: bytes, as: UTF8.self)
     }
+}
 
-    /// Appends `text` with a backslash before each `\` and `"`.
+/// Pieces of array literals, for binds assembled from parts encoded at different times.
+public enum ArrayLiteral {
+    /// Appends `text` as the inside of a double-quoted element: a backslash before each `\` and `"`.
     @inlinable
-    static func appendEscaped(_ text: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+    public static func appendEscaped(_ text: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
         var runStart = 0
         for index in text.indices where text[index] == UInt8(ascii: "\\") || text[index] == UInt8(ascii: "\"") {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart..<index]))

@@ -1,4 +1,6 @@
 import Foundation
+import Postgres
+import SyncEngine
 import SyncProtocol
 import Testing
 
@@ -6,16 +8,30 @@ import Testing
 
 @Suite("JSON columns of the sync tables")
 struct JSONColumnTests {
-    @Test("field metadata is written canonically and reads back the same")
-    func fieldMetaRoundTrip() throws {
-        let meta: [String: FieldMeta] = [
-            "status": FieldMeta(seq: 12, opId: "op-\"1\"", deviceId: "dev-1"), "title": FieldMeta(seq: 3), "é": FieldMeta(seq: 4, opId: "o"),
+    private func record(_ id: String, _ fieldMeta: [String: FieldMeta]) -> StoredRecord {
+        StoredRecord(
+            collection: "jobs", recordId: id, payload: [:], fieldMeta: fieldMeta, serverSeq: 1, schemaVersion: 3,
+            createdAt: "2026-11-03T09:00:00Z", updatedAt: "2026-11-03T09:00:00Z")
+    }
+
+    @Test("field metadata is encoded ahead of its numbers, filled in canonically, and reads back the same")
+    func fieldMetaColumn() throws {
+        let draft = [
+            record("a", ["status": FieldMeta(seq: 900, opId: "op-\"1\"", deviceId: "dev-1"), "title": FieldMeta(seq: 3), "é": FieldMeta(seq: 901, opId: "o")]),
+            record("b", [:]),
         ]
-        let text = JSONColumn.encode(meta)
-        #expect(text == #"{"status":{"deviceId":"dev-1","opId":"op-\"1\"","seq":12},"title":{"seq":3},"é":{"opId":"o","seq":4}}"#)
-        #expect(try JSONColumn.decodeFieldMeta(text) == meta)
-        #expect(try JSONDecoder().decode([String: FieldMeta].self, from: Data(text.utf8)) == meta)
-        #expect(JSONColumn.encode([String: FieldMeta]()) == "{}")
+        var final = draft
+        final[0].fieldMeta["status"]?.seq = 12
+        final[0].fieldMeta["é"]?.seq = 13
+        let column = FieldMetaColumn(draft)
+        let literal = try #require(column.filled(with: final))
+        let elements = try [String](postgresText: literal)
+        #expect(elements == [
+            #"{"status":{"deviceId":"dev-1","opId":"op-\"1\"","seq":12},"title":{"seq":3},"é":{"opId":"o","seq":13}}"#, "{}",
+        ])
+        #expect(try JSONColumn.decodeFieldMeta(elements[0]) == final[0].fieldMeta)
+        #expect(column.filled(with: [final[1]]) == nil, "rows that are not the drafted ones")
+        #expect(try [String](postgresText: try #require(FieldMetaColumn([]).filled(with: [])) ) == [])
     }
 
     @Test("payloads and field metadata the quick parser leaves alone still decode")

@@ -39,15 +39,32 @@ public enum EventOutbox {
     /// The insert of `events`, in order, and the notification, for a transaction that holds the
     /// counter lock: one statement whatever the count, so it is prepared once per connection.
     static func statements(inserting events: [PendingEvent]) -> [PostgresQuery] {
-        guard !events.isEmpty else { return [] }
-        // `data` goes through JSONValue's own writer (JSONEncoder costs far more), and each
-        // audience as the text of an array literal, cast row by row.
-        let data = events.map { String(decoding: $0.data.canonicalData(), as: UTF8.self) }
-        let audiences = events.map { $0.audience.postgresText }
+        statements(Headers(types: events.map(\.type), audiences: events.map(\.audience)), data: events.map(\.data))
+    }
+
+    /// Type and audience binds of outbox rows, which can be encoded before their data is final.
+    struct Headers {
+        let count: Int
+        let types: String?
+        /// Each audience as the text of an array literal, cast row by row.
+        let audiences: String?
+
+        init(types: [String], audiences: [[String]]) {
+            count = types.count
+            self.types = types.postgresText
+            self.audiences = audiences.map(\.postgresText).postgresText
+        }
+    }
+
+    /// ``statements(inserting:)`` for rows whose headers are encoded already.
+    static func statements(_ headers: Headers, data: [JSONValue]) -> [PostgresQuery] {
+        guard headers.count > 0 else { return [] }
+        // `data` goes through JSONValue's own writer: JSONEncoder costs far more.
+        let data = data.map { String(decoding: $0.canonicalData(), as: UTF8.self) }
         return [
             """
             INSERT INTO events (type, data, audience)
-            SELECT type, data, audience::text[] FROM unnest(\(events.map(\.type))::text[], \(data)::jsonb[], \(audiences)::text[])
+            SELECT type, data, audience::text[] FROM unnest(\(headers.types)::text[], \(data)::jsonb[], \(headers.audiences)::text[])
                 AS e(type, data, audience)
             """,
             "SELECT pg_notify(\(channel), '')",

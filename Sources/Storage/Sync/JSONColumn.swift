@@ -13,26 +13,27 @@ enum JSONColumn {
         String(decoding: JSONValue.object(payload).canonicalData(), as: UTF8.self)
     }
 
-    /// Written directly, in canonical form (keys sorted), without a `JSONValue` tree per field:
-    /// every record a push touches carries one entry per field.
-    static func encode(_ fieldMeta: [String: FieldMeta]) -> String {
-        var bytes: [UInt8] = [UInt8(ascii: "{")]
-        bytes.reserveCapacity(fieldMeta.count * 96)
+    /// Writes field metadata in canonical form (keys sorted) without a `JSONValue` tree per field:
+    /// every record a push touches carries one entry per field. Where a field's `seq` goes, `seq`
+    /// is called with the field's name instead, so a template can leave the number out.
+    static func write(_ fieldMeta: [String: FieldMeta], into bytes: inout [UInt8], seq: (String, inout [UInt8]) -> Void) {
+        bytes.append(UInt8(ascii: "{"))
         for (index, name) in fieldMeta.keys.sorted().enumerated() {
             let meta = fieldMeta[name]!
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             JSONValue.string(name).writeCanonical(into: &bytes)
             bytes.append(contentsOf: ":{".utf8)
+            // Canonical member order: deviceId, opId, seq.
             if let deviceId = meta.deviceId { member("deviceId", .string(deviceId), into: &bytes) }
             if let opId = meta.opId { member("opId", .string(opId), into: &bytes) }
-            member("seq", .int(meta.seq), into: &bytes)
-            bytes[bytes.count - 1] = UInt8(ascii: "}")
+            bytes.append(contentsOf: #""seq":"#.utf8)
+            seq(name, &bytes)
+            bytes.append(UInt8(ascii: "}"))
         }
         bytes.append(UInt8(ascii: "}"))
-        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// `"name":value,` (the caller overwrites the last comma).
+    /// `"name":value,`
     private static func member(_ name: StaticString, _ value: JSONValue, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))

@@ -10,6 +10,8 @@ final class PostgresSyncTransaction: SyncTransaction {
     private let attachments: any FinalizedAttachmentLookup
     /// Whether `reserveSequence` took the counter lock, which outbox inserts need.
     private var holdsCounterLock = false
+    /// The draft `prepare` encoded ahead of the lock, for the next `write`.
+    private var prepared: PreparedWrites?
 
     init(connection: PostgresConnection, attachments: any FinalizedAttachmentLookup) {
         self.connection = connection
@@ -87,29 +89,16 @@ final class PostgresSyncTransaction: SyncTransaction {
         return first
     }
 
+    func prepare(_ draft: WriteSet) {
+        prepared = PreparedWrites(draft)
+    }
+
     func write(_ writes: WriteSet) throws {
         // No round trip of their own: the statements go out with the commit (or the caller's next
         // statement). The counter lock is held from the reservation until commit, so every trip
         // saved here shortens the line of pushes waiting for it.
-        var statements = try [
-            OpLogRow.upsert(writes.opLog), RecordRow.upsert(writes.records), ScopeExitRow.record(writes.changes),
-            ConflictRow.insert(writes.openedConflicts), ConflictRow.update(writes.resolvedConflicts),
-        ].compactMap { $0 }
-        let events = writes.events.map(PendingEvent.init) + (writes.visit.map { [.deviceSynced($0, kind: "push")] } ?? [])
-        if !events.isEmpty, !holdsCounterLock { statements.append(EventOutbox.lockCounter) }
-        statements += EventOutbox.statements(inserting: events)
-        if let device = writes.deviceHighWater {
-            statements.append("UPDATE devices SET received_through = \(device.highWater) WHERE device_id = \(device.deviceId)")
-        }
-        if let visit = writes.visit { statements.append(DeviceSyncStore.stamp(visit)) }
-        try connection.enqueue(statements)
-    }
-}
-
-extension PendingEvent {
-    /// An engine outbox event as a row: audience = its scope keys plus `user:<id>` of each named user.
-    init(_ event: OutboxEvent) {
-        let audience = event.audience.scopeKeys.map(\.rawValue) + event.audience.userIds.map { ScopeKey.user($0).rawValue }
-        self.init(type: event.type.rawValue, data: event.data, audience: Array(Set(audience)).sorted())
+        let prepared = self.prepared ?? PreparedWrites(writes)
+        self.prepared = nil
+        try connection.enqueue(prepared.statements(for: writes, lockCounter: !holdsCounterLock))
     }
 }

@@ -18,25 +18,43 @@ enum OpLogRow {
             pending: try pending.map { try JSONColumn.decode(PendingOp.self, $0) }, op: nil)
     }
 
-    /// The upsert of `entries`; nil when there are none.
-    static func upsert(_ entries: [OpLogEntry]) throws -> PostgresQuery? {
+    /// The array binds of the columns stand-in sequence numbers never appear in, encodable before
+    /// the numbers are reserved.
+    struct FixedColumns {
+        let opIds: [String]
+        let binds: [String?]
+
+        init(_ entries: [OpLogEntry]) {
+            opIds = entries.map(\.opId)
+            binds = [
+                entries.map(\.deviceId).postgresText, opIds.postgresText, entries.map(\.clientSeq).postgresText,
+                entries.map(\.entityKey).postgresText, entries.map(\.collection).postgresText, entries.map(\.recordId).postgresText,
+                entries.map(\.authorId).postgresText, entries.map(\.status.rawValue).postgresText,
+                entries.map { $0.code?.rawValue }.postgresText, entries.map(\.fingerprint).postgresText,
+                entries.map { entry in (entry.op ?? entry.pending?.op).map(JSONColumn.encode) }.postgresText,
+            ]
+        }
+    }
+
+    /// The upsert of `entries`, with `fixed` when it was encoded from these rows; nil when there are none.
+    static func upsert(_ entries: [OpLogEntry], fixed: FixedColumns?) throws -> PostgresQuery? {
         guard !entries.isEmpty else { return nil }
-        return """
+        let fixed = fixed.flatMap { $0.opIds == entries.map(\.opId) ? $0 : nil } ?? FixedColumns(entries)
+        let numbered = [
+            entries.map { JSONColumn.encode($0.result) }.postgresText, try entries.map { try $0.pending.map(JSONColumn.encode) }.postgresText,
+            entries.map(\.result.serverSeq).postgresText,
+        ]
+        return PostgresQuery(
+            """
             INSERT INTO op_log (device_id, op_id, client_seq, entity_key, collection, record_id, author_id, status, code,
-                                result, fingerprint, body, pending, server_seq)
-            SELECT * FROM unnest(
-                \(entries.map(\.deviceId))::text[], \(entries.map(\.opId))::text[], \(entries.map(\.clientSeq))::bigint[],
-                \(entries.map(\.entityKey))::text[], \(entries.map(\.collection))::text[], \(entries.map(\.recordId))::text[],
-                \(entries.map(\.authorId))::text[], \(entries.map(\.status.rawValue))::text[], \(entries.map { $0.code?.rawValue })::text[],
-                \(entries.map { JSONColumn.encode($0.result) })::jsonb[], \(entries.map(\.fingerprint))::text[],
-                \(entries.map { entry in (entry.op ?? entry.pending?.op).map(JSONColumn.encode) })::jsonb[],
-                \(try entries.map { try $0.pending.map(JSONColumn.encode) })::jsonb[],
-                \(entries.map(\.result.serverSeq))::bigint[])
+                                fingerprint, body, result, pending, server_seq)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                                 $9::text[], $10::text[], $11::jsonb[], $12::jsonb[], $13::jsonb[], $14::bigint[])
             ON CONFLICT (device_id, op_id) DO UPDATE SET
                 status = excluded.status, code = excluded.code, result = excluded.result, pending = excluded.pending,
                 body = coalesce(excluded.body, op_log.body),
                 server_seq = excluded.server_seq, decided_at = now()
-            """
+            """, binds: fixed.binds + numbered)
     }
 }
 
@@ -62,24 +80,51 @@ enum RecordRow {
         try decode(row, offset: 0)
     }
 
-    /// The upsert of `records`; nil when there are none.
-    static func upsert(_ records: [StoredRecord]) -> PostgresQuery? {
+    /// The array binds of the columns stand-in sequence numbers never appear in, and the field
+    /// metadata up to each number, encodable before the numbers are reserved.
+    struct FixedColumns {
+        let keys: [RecordKey]
+        let binds: [String?]
+        let fieldMeta: FieldMetaColumn
+
+        init(_ records: [StoredRecord]) {
+            keys = records.map(\.key)
+            let scopes = records.map { ScopeColumns(keys: $0.scopeKeys) }
+            binds = [
+                records.map(\.collection).postgresText, records.map(\.recordId).postgresText,
+                records.map { JSONColumn.encode($0.payload) }.postgresText, scopes.map(\.user).postgresText, scopes.map(\.team).postgresText,
+                records.map(\.conflictId).postgresText, records.map(\.schemaVersion).postgresText,
+            ]
+            fieldMeta = FieldMetaColumn(records)
+        }
+    }
+
+    /// The upsert of `records`, with `fixed` when it was encoded from these rows; nil when there are none.
+    static func upsert(_ records: [StoredRecord], fixed: FixedColumns?) -> PostgresQuery? {
         guard !records.isEmpty else { return nil }
-        let scopes = records.map { ScopeColumns(keys: $0.scopeKeys) }
-        return """
-            INSERT INTO records (collection, record_id, payload, field_meta, server_seq, user_scope, team_scope, deleted_seq,
-                                 conflict_id, schema_version)
-            SELECT * FROM unnest(
-                \(records.map(\.collection))::text[], \(records.map(\.recordId))::text[],
-                \(records.map { JSONColumn.encode($0.payload) })::jsonb[],
-                \(records.map { JSONColumn.encode($0.fieldMeta) })::jsonb[], \(records.map(\.serverSeq))::bigint[],
-                \(scopes.map(\.user))::text[], \(scopes.map(\.team))::text[], \(records.map(\.tombstoneSeq))::bigint[],
-                \(records.map(\.conflictId))::text[], \(records.map(\.schemaVersion))::int[])
+        let (columns, fieldMeta) = filled(fixed, with: records)
+        let numbered = [fieldMeta, records.map(\.serverSeq).postgresText, records.map(\.tombstoneSeq).postgresText]
+        return PostgresQuery(
+            """
+            INSERT INTO records (collection, record_id, payload, user_scope, team_scope, conflict_id, schema_version,
+                                 field_meta, server_seq, deleted_seq)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::text[], $7::int[],
+                                 $8::jsonb[], $9::bigint[], $10::bigint[])
             ON CONFLICT (collection, record_id) DO UPDATE SET
                 payload = excluded.payload, field_meta = excluded.field_meta, server_seq = excluded.server_seq,
                 user_scope = excluded.user_scope, team_scope = excluded.team_scope, deleted_seq = excluded.deleted_seq,
                 conflict_id = excluded.conflict_id, schema_version = excluded.schema_version, updated_at = now()
-            """
+            """, binds: columns.binds + numbered)
+    }
+}
+
+extension RecordRow {
+    /// `fixed` and its field metadata filled in from `records` when it was encoded from these
+    /// rows, else both encoded from `records` now.
+    private static func filled(_ fixed: FixedColumns?, with records: [StoredRecord]) -> (FixedColumns, fieldMeta: String?) {
+        if let fixed, fixed.keys == records.map(\.key), let fieldMeta = fixed.fieldMeta.filled(with: records) { return (fixed, fieldMeta) }
+        let fresh = FixedColumns(records)
+        return (fresh, fresh.fieldMeta.filled(with: records))
     }
 }
 

@@ -98,12 +98,10 @@ public struct PushProcessor: Sendable {
         if let visit { run.workspace.record(visit) }
         let count = run.workspace.changeCount
         // A visit's event joins the outbox, whose rows need the counter lock even when nothing changed.
-        let first = count > 0 || visit != nil ? try tx.reserveSequence(count: count) : nil
-        let map = ProvisionalSequence.finalize(first: first)
-        let writes = run.workspace.finish(map)
-        if !writes.isEmpty { try tx.write(writes) }
+        let numbered = try tx.number(run.workspace.draft, changes: count, lockAnyway: visit != nil)
         return outcome(
-            incoming: incoming, intake: intake, results: results.mapValues { $0.renumbered(map) }, newServerSeq: first.map { $0 + Int64(count) - 1 })
+            incoming: incoming, intake: intake, results: results.mapValues { $0.renumbered(numbered.map) },
+            newServerSeq: numbered.first.map { $0 + Int64(count) - 1 })
     }
 
     /// Loads the records, attachment states and conflict entries the attempts touch.

@@ -54,6 +54,16 @@ public protocol SyncTransaction {
     /// the answer minus one is the latest committed number.
     func reserveSequence(count: Int) throws -> Int64
 
+    /// Sees the transaction's writes before ``reserveSequence(count:)``, with stand-in sequence
+    /// numbers (``write(_:)`` then gets the same rows, in the same order, renumbered): a store can
+    /// encode everything the numbers do not change before it takes the counter lock.
+    func prepare(_ draft: WriteSet)
+
     /// Writes everything at once (one multi-row statement per list of the ``WriteSet``).
     func write(_ writes: WriteSet) throws
+}
+
+extension SyncTransaction {
+    /// Nothing to prepare by default.
+    public func prepare(_ draft: WriteSet) {}
 }
