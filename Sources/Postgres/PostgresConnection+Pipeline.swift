@@ -35,12 +35,17 @@ extension PostgresConnection {
     /// The queued statements followed by `queries`, in one round trip; the results of `queries`.
     func runPipeline(_ queries: [PostgresQuery]) throws -> [QueryResult] {
         let all = queued + queries
-        queued = []
         guard !all.isEmpty else { return [] }
-        if all.count == 1 { return [try run(all[0])] }
-        let connection = try openHandle(sql: all[0].sql)
+        // A refusal before anything is sent keeps the queue: a transaction that goes on after
+        // catching the error must not lose its queued writes. Once sent, a failure aborts it.
         for query in all { try Self.checkBinds(query) }
+        let connection = try openHandle(sql: all[0].sql)
+        guard all.count > 1 else {
+            queued = []
+            return [try run(all[0])]
+        }
         guard PQenterPipelineMode(connection) == 1 else { throw PostgresError(connection: connection, sql: all[0].sql) }
+        queued = []
         let steps = send(all, on: connection)
         let outcome = collect(steps, on: connection)
         // Leaving pipeline mode only fails while results are unread, i.e. when the connection broke.

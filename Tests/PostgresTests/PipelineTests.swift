@@ -94,6 +94,15 @@ struct PipelineTests {
         #expect(try names() == [])
     }
 
+    @Test("a statement refused before sending keeps the queue, so a transaction that goes on keeps its writes")
+    func refusalKeepsQueue() throws {
+        try connection.transaction { db in
+            try db.enqueue(["INSERT INTO items VALUES (1, \("kept"))"])
+            #expect(throws: PostgresError.self) { try db.execute("INSERT INTO items VALUES (2, \("nul\u{0}"))") }
+        }
+        #expect(try names() == ["kept"])
+    }
+
     @Test("the next statement carries queued ones, and savepoints and empty transactions still work")
     func queuedBeforeNextStatement() throws {
         try connection.transaction { db in
