@@ -30,11 +30,8 @@ public enum EventOutbox {
     /// Appends `events` in order; takes the counter lock if the transaction does not hold it yet.
     public static func append(_ events: [PendingEvent], on connection: PostgresConnection) throws {
         guard !events.isEmpty else { return }
-        try connection.pipeline([lockCounter] + statements(inserting: events))
+        try connection.pipeline(SequenceCounter.lock + statements(inserting: events))
     }
-
-    /// Takes (or re-takes, harmlessly) the counter lock that event inserts need.
-    static let lockCounter: PostgresQuery = "SELECT value FROM sequence_counter FOR UPDATE"
 
     /// The insert of `events`, in order, and the notification, for a transaction that holds the
     /// counter lock: one statement whatever the count, so it is prepared once per connection.

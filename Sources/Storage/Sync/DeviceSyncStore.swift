@@ -20,11 +20,10 @@ public struct DeviceSyncStore: Sendable {
         try database.withTransaction { connection in
             // Bookkeeping, not acknowledged data: losing the last seconds of it in a crash is
             // harmless, so this commit does not wait for the WAL flush.
-            let results = try connection.pipeline(
-                ["SET LOCAL synchronous_commit TO off", Self.stamp(visit), EventOutbox.lockCounter]
-                    + EventOutbox.statements(inserting: [.deviceSynced(visit, kind: kind)]))
+            let statements = ["SET LOCAL synchronous_commit TO off", Self.stamp(visit)] + SequenceCounter.lock
+            let results = try connection.pipeline(statements + EventOutbox.statements(inserting: [.deviceSynced(visit, kind: kind)]))
             // The counter row is locked by this transaction now, so its value is the latest committed number.
-            return try results[2][0].decode(0, as: Int64.self)
+            return try results[statements.count - 1][0].decode(0, as: Int64.self)
         }
     }
 

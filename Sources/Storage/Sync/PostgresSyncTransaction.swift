@@ -82,9 +82,7 @@ final class PostgresSyncTransaction: SyncTransaction {
 
     func reserveSequence(count: Int) throws -> Int64 {
         // The row lock taken here is held until commit: commit order is sequence order.
-        let first = try connection.query("""
-            UPDATE sequence_counter SET value = value + \(count) RETURNING value - \(count) + 1
-            """)[0].decode(0, as: Int64.self)
+        let first = try connection.pipeline(SequenceCounter.reserve(count))[1][0].decode(0, as: Int64.self)
         holdsCounterLock = true
         return first
     }

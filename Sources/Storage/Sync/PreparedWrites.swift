@@ -31,7 +31,7 @@ struct PreparedWrites {
             ScopeExitRow.record(writes.changes), ConflictRow.insert(writes.openedConflicts), ConflictRow.update(writes.resolvedConflicts),
         ].compactMap { $0 }
         let data = writes.events.map(\.data) + (writes.visit.map { [PendingEvent.deviceSynced($0, kind: Self.visitKind).data] } ?? [])
-        if !data.isEmpty, lockCounter { statements.append(EventOutbox.lockCounter) }
+        if !data.isEmpty, lockCounter { statements += SequenceCounter.lock }
         let headers = data.count == events.count ? events : Self(writes).events
         statements += EventOutbox.statements(headers, data: data)
         if let device = writes.deviceHighWater {
