@@ -9,11 +9,21 @@ extension Request {
     ///   than `maxJSONDepth`; 400 `VALIDATION_FAILED` with `details.field` when it is JSON
     ///   but not a `T`.
     public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = defaultJSONDecoder()) throws -> T {
+        try decode(type, decoder: decoder) { _ in nil }
+    }
+
+    /// Decodes the JSON body with `quick`, a hand-written reader for a hot endpoint, falling back
+    /// to `decode(_:decoder:)` (and its errors) whenever `quick` answers nil.
+    /// - Throws: as `decode(_:decoder:)`; the depth limit applies to both readers.
+    public func decode<T: Decodable>(
+        _ type: T.Type, decoder: JSONDecoder = defaultJSONDecoder(), quickly quick: (Data) -> T?
+    ) throws -> T {
         // The depth check runs first: a cheap byte scan that keeps a deeply nested body
         // from recursing through the decoder at all.
         if JSONDepth.exceeds(body, limit: maxJSONDepth) {
             throw HTTPError.malformedJSON("JSON nests deeper than \(maxJSONDepth) levels.")
         }
+        if let value = quick(body) { return value }
         do {
             return try decoder.decode(type, from: body)
         } catch let error as DecodingError {

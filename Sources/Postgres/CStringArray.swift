@@ -5,7 +5,7 @@
 func withCStringArray<Result>(
     _ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) throws -> Result
 ) rethrows -> Result {
-    var storage: [CChar] = []
+    var storage: [UInt8] = []
     var offsets: [Int?] = []
     offsets.reserveCapacity(strings.count)
     for string in strings {
@@ -14,10 +14,14 @@ func withCStringArray<Result>(
             continue
         }
         offsets.append(storage.count)
-        storage.append(contentsOf: string.utf8CString)
+        // Bytes from the UTF-8 view are copied in bulk; `utf8CString` would copy each string once more first.
+        storage.append(contentsOf: string.utf8)
+        storage.append(0)
     }
     return try storage.withUnsafeBufferPointer { buffer in
-        let pointers = offsets.map { offset in offset.map { UnsafePointer(buffer.baseAddress! + $0) } }
-        return try pointers.withUnsafeBufferPointer { try body($0.baseAddress) }
+        try buffer.withMemoryRebound(to: CChar.self) { characters in
+            let pointers = offsets.map { offset in offset.map { UnsafePointer(characters.baseAddress! + $0) } }
+            return try pointers.withUnsafeBufferPointer { try body($0.baseAddress) }
+        }
     }
 }

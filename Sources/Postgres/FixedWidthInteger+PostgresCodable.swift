@@ -1,6 +1,7 @@
 /// Integers travel as their decimal text; `int2`, `int4`, `int8` and `numeric` columns without a
 /// fraction decode into any width that holds the value.
 extension PostgresEncodable where Self: FixedWidthInteger {
+    @inlinable
     public var postgresText: String? { String(self) }
 }
 

@@ -1,5 +1,6 @@
 /// `nil` is SQL NULL in both directions.
 extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
+    @inlinable
     public var postgresText: String? { self?.postgresText }
 }
 

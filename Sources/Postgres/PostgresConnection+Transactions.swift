@@ -4,7 +4,8 @@ extension PostgresConnection {
     /// Runs `body` in a transaction: `BEGIN`, then `COMMIT`, or `ROLLBACK` when `body` throws.
     ///
     /// Called inside another transaction it becomes a savepoint, so helpers that need atomicity can
-    /// use it whether or not their caller already opened a transaction.
+    /// use it whether or not their caller already opened a transaction. `BEGIN` travels with the
+    /// body's first statement, and statements the body queued (``enqueue(_:)``) with `COMMIT`.
     /// ```swift
     /// let id = try connection.transaction { db in
     ///     try db.query("INSERT INTO teams (name) VALUES (\(name)) RETURNING id")[0].decode(0, as: Int.self)
@@ -14,8 +15,8 @@ extension PostgresConnection {
     ///   (a serialization failure can surface at `COMMIT`).
     @discardableResult
     public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        guard transactionStatus == PQTRANS_IDLE else { return try savepoint(body) }
-        try executeScript("BEGIN")
+        guard !isInTransaction else { return try savepoint(body) }
+        queued.append("BEGIN")
         return try finish(body, commit: "COMMIT", rollback: "ROLLBACK")
     }
 
@@ -24,7 +25,7 @@ extension PostgresConnection {
     /// - Throws: what `body` throws (after rolling back to the savepoint), or `PostgresError`.
     @discardableResult
     public func savepoint<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        guard transactionStatus != PQTRANS_IDLE else { return try transaction(body) }
+        guard isInTransaction else { return try transaction(body) }
         savepointDepth += 1
         defer { savepointDepth -= 1 }
         let name = "fieldsync_savepoint_\(savepointDepth)"
@@ -51,7 +52,8 @@ extension PostgresConnection {
                 message: "a statement failed inside the transaction and its error was caught; the work was rolled back")
         }
         do {
-            try executeScript(commit)
+            // The statements still queued and the commit share one round trip.
+            _ = try runPipeline([PostgresQuery(commit).plannedPerRun()])
         } catch {
             if transactionStatus == PQTRANS_INERROR || transactionStatus == PQTRANS_INTRANS { roll(back: rollback) }
             throw error
@@ -60,7 +62,10 @@ extension PostgresConnection {
     }
 
     /// Best-effort rollback: if it fails the connection is lost, and the pool discards it.
+    /// Queued statements are dropped; when not even `BEGIN` went out, there is nothing to undo.
     private func roll(back sql: String) {
+        queued.removeAll()
+        guard transactionStatus != PQTRANS_IDLE else { return }
         do {
             try executeScript(sql)
         } catch {

@@ -15,7 +15,10 @@ public import Support
 /// ```
 public final class PostgresConnection {
     private var handle: OpaquePointer?
-    private var statements = StatementCache()
+    /// Statements prepared on this session, by SQL text (shared with pipelines).
+    var statements = StatementCache()
+    /// Statements waiting to go out with the next round trip (``enqueue(_:)``, a pending `BEGIN`).
+    var queued: [PostgresQuery] = []
     /// Kept alive as long as `handle`, because libpq calls back into it for every notice.
     private let notices: NoticeSink
     let logger: Logger
@@ -60,14 +63,14 @@ public final class PostgresConnection {
     /// - Throws: `PostgresError` with the server's SQLSTATE and fields.
     @discardableResult
     public func query(_ query: PostgresQuery) throws -> [PostgresRow] {
-        try run(query).rows()
+        try runPipeline([query])[0].rows()
     }
 
     /// Runs a statement and returns how many rows it inserted, updated, deleted or selected.
     /// - Throws: `PostgresError` with the server's SQLSTATE and fields.
     @discardableResult
     public func execute(_ query: PostgresQuery) throws -> Int {
-        try run(query).affectedRows
+        try runPipeline([query])[0].affectedRows
     }
 
     /// Runs one or more `;`-separated statements with the simple-query protocol (no binds, nothing
@@ -75,6 +78,8 @@ public final class PostgresConnection {
     /// - Throws: `PostgresError` for the first statement that fails.
     public func executeScript(_ sql: String) throws {
         let connection = try openHandle(sql: sql)
+        // The simple-query protocol cannot join a pipeline: queued statements go first, alone.
+        _ = try runPipeline([])
         logger.trace("postgres script", metadata: ["db.query": sql])
         _ = try PostgresError.check(PQexec(connection, sql), connection: connection, sql: sql)
     }
@@ -97,12 +102,18 @@ public final class PostgresConnection {
         handle.map(PQtransactionStatus) ?? PQTRANS_UNKNOWN
     }
 
+    /// Whether a transaction is open, counting one whose `BEGIN` is still queued.
+    var isInTransaction: Bool {
+        transactionStatus != PQTRANS_IDLE || !queued.isEmpty
+    }
+
     /// Closes the session; later calls throw `.connectionFailed`. Closing twice is harmless.
     public func close() {
         guard let handle else { return }
         PQfinish(handle)
         self.handle = nil
         statements.removeAll()
+        queued.removeAll()
     }
 
     /// The open `PGconn`, for the few operations that need it directly (LISTEN/NOTIFY).
@@ -115,12 +126,16 @@ public final class PostgresConnection {
 
     // MARK: - Prepared execution
 
-    private func run(_ query: PostgresQuery) throws -> QueryResult {
+    func run(_ query: PostgresQuery) throws -> QueryResult {
         let connection = try openHandle(sql: query.sql)
-        if query.binds.contains(where: { $0?.utf8.contains(0) == true }) {
-            throw PostgresError(code: .encoding, message: "a bind value contains a NUL character", sql: query.sql)
-        }
+        try Self.checkBinds(query)
         logger.trace("postgres query", metadata: ["db.query": query.sql])
+        if query.plansPerRun {
+            let raw = withCStringArray(query.binds) { values in
+                PQexecParams(connection, query.sql, Int32(query.binds.count), nil, values, nil, nil, 0)
+            }
+            return try PostgresError.check(raw, connection: connection, sql: query.sql)
+        }
         do {
             return try execute(prepared: try prepare(query.sql, on: connection), binds: query.binds, sql: query.sql, on: connection)
         } catch let error as PostgresError where error.isStalePlan {
@@ -129,6 +144,13 @@ public final class PostgresConnection {
             statements.remove(query.sql)
             guard transactionStatus == PQTRANS_IDLE else { throw error }
             return try execute(prepared: try prepare(query.sql, on: connection), binds: query.binds, sql: query.sql, on: connection)
+        }
+    }
+
+    /// libpq takes NUL-terminated strings, so a NUL inside a value would silently cut it short.
+    static func checkBinds(_ query: PostgresQuery) throws {
+        if query.binds.contains(where: { $0?.utf8.contains(0) == true }) {
+            throw PostgresError(code: .encoding, message: "a bind value contains a NUL character", sql: query.sql)
         }
     }
 

@@ -10,6 +10,9 @@
 public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
     public var sql: String
     public var binds: [String?]
+    /// Whether the server plans the statement with its values on every run instead of
+    /// preparing it once per connection; see ``plannedPerRun()``.
+    public var plansPerRun = false
 
     /// A statement whose `$n` placeholders are filled from `binds` (`binds[0]` is `$1`).
     public init(_ sql: String, binds: [String?] = []) {
@@ -28,10 +31,24 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
     /// The SQL text only: binds may hold user data.
     public var description: String { sql }
 
+    /// This statement, planned afresh with its values on every run (an unnamed statement)
+    /// instead of prepared once per connection.
+    ///
+    /// For lookups whose best plan depends on how large a table is: after five runs a prepared
+    /// statement may settle on a generic plan, and one settled while the table was nearly empty
+    /// (a fresh database) keeps scanning it whole as it grows, until the next ANALYZE.
+    public func plannedPerRun() -> PostgresQuery {
+        var copy = self
+        copy.plansPerRun = true
+        return copy
+    }
+
     /// Builds the SQL and binds of an interpolated query.
     public struct StringInterpolation: StringInterpolationProtocol {
-        var sql = ""
-        var binds: [String?] = []
+        // Inlinable appends (below) let callers specialize them: batch inserts bind arrays of
+        // hundreds of values, which the unspecialized generic code converts several times slower.
+        @usableFromInline var sql = ""
+        @usableFromInline var binds: [String?] = []
 
         public init(literalCapacity: Int, interpolationCount: Int) {
             sql.reserveCapacity(literalCapacity + interpolationCount * 3)
@@ -43,12 +60,14 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
         }
 
         /// Binds a value as the next `$n` parameter.
+        @inlinable
         public mutating func appendInterpolation(_ value: some PostgresEncodable) {
             binds.append(value.postgresText)
             sql += "$\(binds.count)"
         }
 
         /// Binds an optional value; nil becomes NULL. (Spelled out so optionals interpolate without a warning.)
+        @inlinable
         public mutating func appendInterpolation(_ value: (some PostgresEncodable)?) {
             binds.append(value?.postgresText)
             sql += "$\(binds.count)"

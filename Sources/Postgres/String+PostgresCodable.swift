@@ -1,5 +1,6 @@
 /// Strings travel unchanged: text format needs no quoting because values are never spliced into SQL.
 extension String: PostgresEncodable, PostgresDecodable {
+    @inlinable
     public var postgresText: String? { self }
 
     public init(postgresText: String) {

@@ -195,7 +195,8 @@ extension JSONValue {
         return Data(bytes)
     }
 
-    private func writeCanonical(into bytes: inout [UInt8]) {
+    /// Appends ``canonicalData()``'s bytes, for writers that assemble larger JSON texts around values.
+    public func writeCanonical(into bytes: inout [UInt8]) {
         switch self {
         case .null: bytes.append(contentsOf: "null".utf8)
         case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)

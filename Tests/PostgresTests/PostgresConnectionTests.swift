@@ -13,6 +13,18 @@ struct PostgresConnectionTests {
         #expect(try prepared[0].decode(0, as: Int.self) == 1)
     }
 
+    @Test("a statement planned per run is never prepared, alone or in a pipeline")
+    func plannedPerRun() throws {
+        let connection = try sessionConnection()
+        defer { connection.close() }
+        let query: PostgresQuery = "SELECT \(2)::int * 21"
+        #expect(try connection.query(query.plannedPerRun())[0].decode(0, as: Int.self) == 42)
+        let rows = try connection.pipeline([query.plannedPerRun(), "SELECT \(1)::int"])
+        #expect(try rows[0][0].decode(0, as: Int.self) == 42)
+        let prepared = try connection.query("SELECT statement FROM pg_prepared_statements ORDER BY statement")
+        #expect(try prepared.map { try $0.decode(0, as: String.self) } == ["SELECT $1::int", "SELECT statement FROM pg_prepared_statements ORDER BY statement"])
+    }
+
     @Test("keeps the number of prepared statements bounded")
     func boundsStatementCache() throws {
         let connection = try sessionConnection()

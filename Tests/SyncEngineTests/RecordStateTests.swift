@@ -41,6 +41,17 @@ struct RecordStateTests {
         #expect(result.details?["serverPayload"]?["title"] == "Boiler" && result.details?["serverSeq"] == .int(base))
     }
 
+    @Test("Rule 7: RECORD_EXISTS for a record created earlier in the same push names that create's serverSeq")
+    func recordExistsInSameBatch() throws {
+        var h = try Harness()
+        let results = try h.push(
+            [h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "First"]), h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "Again"])],
+            by: People.ana)
+        let created = try #require(results[0].serverSeq)
+        #expect(results[1].code == .recordExists && results[1].details?["serverSeq"] == .int(created))
+        #expect(h.state.opLog["dev-ana"]?[results[1].opId]?.result.details?["serverSeq"] == .int(created))
+    }
+
     @Test("Rule 7: a visit is locked once done (RECORD_LOCKED); a status change outside the transitions is TRANSITION_NOT_ALLOWED")
     func lockAndTransitions() throws {
         var h = try Harness()

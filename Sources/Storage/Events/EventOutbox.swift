@@ -30,19 +30,41 @@ public enum EventOutbox {
     /// Appends `events` in order; takes the counter lock if the transaction does not hold it yet.
     public static func append(_ events: [PendingEvent], on connection: PostgresConnection) throws {
         guard !events.isEmpty else { return }
-        try connection.query("SELECT value FROM sequence_counter FOR UPDATE")
-        let encoder = JSONEncoder()
-        var sql = "INSERT INTO events (type, data, audience) VALUES "
-        var binds: [String?] = []
-        for (index, event) in events.enumerated() {
-            let base = index * 3
-            sql += index == 0 ? "" : ", "
-            sql += "($\(base + 1), $\(base + 2)::jsonb, $\(base + 3)::text[])"
-            binds.append(event.type)
-            binds.append(String(decoding: try encoder.encode(event.data), as: UTF8.self))
-            binds.append(event.audience.postgresText)
+        try connection.pipeline(SequenceCounter.lock + statements(inserting: events))
+    }
+
+    /// The insert of `events`, in order, and the notification, for a transaction that holds the
+    /// counter lock: one statement whatever the count, so it is prepared once per connection.
+    static func statements(inserting events: [PendingEvent]) -> [PostgresQuery] {
+        statements(Headers(types: events.map(\.type), audiences: events.map(\.audience)), data: events.map(\.data))
+    }
+
+    /// Type and audience binds of outbox rows, which can be encoded before their data is final.
+    struct Headers {
+        let count: Int
+        let types: String?
+        /// Each audience as the text of an array literal, cast row by row.
+        let audiences: String?
+
+        init(types: [String], audiences: [[String]]) {
+            count = types.count
+            self.types = types.postgresText
+            self.audiences = audiences.map(\.postgresText).postgresText
         }
-        try connection.execute(PostgresQuery(sql, binds: binds))
-        try connection.query("SELECT pg_notify(\(channel), '')")
+    }
+
+    /// ``statements(inserting:)`` for rows whose headers are encoded already.
+    static func statements(_ headers: Headers, data: [JSONValue]) -> [PostgresQuery] {
+        guard headers.count > 0 else { return [] }
+        // `data` goes through JSONValue's own writer: JSONEncoder costs far more.
+        let data = data.map { String(decoding: $0.canonicalData(), as: UTF8.self) }
+        return [
+            """
+            INSERT INTO events (type, data, audience)
+            SELECT type, data, audience::text[] FROM unnest(\(headers.types)::text[], \(data)::jsonb[], \(headers.audiences)::text[])
+                AS e(type, data, audience)
+            """,
+            "SELECT pg_notify(\(channel), '')",
+        ]
     }
 }

@@ -23,6 +23,7 @@ public struct BenchmarkSeeder: Sendable {
                 SELECT 'u-seed-' || i, 'seed-' || i, 'field', 'seed-team-' || (i / 20), '!' FROM generate_series(0, \(users) - 1) i
                 """)
             // Numbers come from the counter, like any change, under its lock.
+            try connection.execute(SequenceCounter.queue)
             try connection.execute("""
                 WITH base AS (UPDATE sequence_counter SET value = value + \(records) RETURNING value - \(records) AS v)
                 INSERT INTO records (collection, record_id, payload, field_meta, server_seq, user_scope, team_scope, schema_version)

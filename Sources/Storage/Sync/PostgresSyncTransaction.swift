@@ -8,6 +8,10 @@ import SyncProtocol
 final class PostgresSyncTransaction: SyncTransaction {
     private let connection: PostgresConnection
     private let attachments: any FinalizedAttachmentLookup
+    /// Whether `reserveSequence` took the counter lock, which outbox inserts need.
+    private var holdsCounterLock = false
+    /// The draft `prepare` encoded ahead of the lock, for the next `write`.
+    private var prepared: PreparedWrites?
 
     init(connection: PostgresConnection, attachments: any FinalizedAttachmentLookup) {
         self.connection = connection
@@ -15,22 +19,27 @@ final class PostgresSyncTransaction: SyncTransaction {
     }
 
     func lockDevice(_ deviceId: String) throws -> DeviceState {
-        // The upsert takes the row lock that serializes this device's pushes until commit.
-        let highWater = try connection.query("""
+        // The upsert takes the row lock that serializes this device's pushes until commit; the
+        // read after it, in the same round trip, starts once the lock is held.
+        let results = try connection.pipeline([
+            """
             INSERT INTO devices (device_id) VALUES (\(deviceId))
             ON CONFLICT (device_id) DO UPDATE SET device_id = excluded.device_id
             RETURNING received_through
-            """)[0].decode(0, as: Int64.self)
-        let pending = try connection.query("""
-            SELECT pending::text FROM op_log WHERE device_id = \(deviceId) AND status = 'deferred' ORDER BY client_seq
-            """).map { try JSONColumn.decode(PendingOp.self, $0.decode(0, as: String.self)) }
-        return DeviceState(deviceId: deviceId, highWater: highWater, pending: pending)
+            """,
+            "SELECT pending::text FROM op_log WHERE device_id = \(deviceId) AND status = 'deferred' ORDER BY client_seq",
+        ])
+        let pending = try results[1].map { try JSONColumn.decode(PendingOp.self, $0.decode(0, as: String.self)) }
+        return DeviceState(deviceId: deviceId, highWater: try results[0][0].decode(0, as: Int64.self), pending: pending)
     }
 
     func opLogEntries(deviceId: String, opIds: [String]) throws -> [OpLogEntry] {
-        try connection.query("""
+        // Planned per run: a generic plan settled while op_log was nearly empty is a sequential
+        // scan, which costs more with every push until the table is next analyzed.
+        let query: PostgresQuery = """
             SELECT \(unescaped: OpLogRow.columns) FROM op_log WHERE device_id = \(deviceId) AND op_id = ANY(\(opIds)::text[])
-            """).map(OpLogRow.decode)
+            """
+        return try connection.query(query.plannedPerRun()).map(OpLogRow.decode)
     }
 
     func lockRecords(_ keys: [RecordKey]) throws -> [StoredRecord] {
@@ -38,19 +47,23 @@ final class PostgresSyncTransaction: SyncTransaction {
         // record would both decide `create` and the later upsert would overwrite the earlier one.
         // A transaction-scoped advisory lock per key covers absent rows too; taken in hash order,
         // so concurrent pushes cannot deadlock on them (the row locks below follow the same keys).
-        try connection.query("""
-            SELECT pg_advisory_xact_lock(h) FROM (
+        // Both statements go in one round trip; the second starts once the first holds its locks.
+        let collections = keys.map(\.collection), recordIds = keys.map(\.recordId)
+        let results = try connection.pipeline([
+            """
+            SELECT count(pg_advisory_xact_lock(h)) FROM (
                 SELECT DISTINCT hashtextextended(c || '/' || r, 0) AS h
-                FROM unnest(\(keys.map(\.collection))::text[], \(keys.map(\.recordId))::text[]) AS k(c, r)
+                FROM unnest(\(collections)::text[], \(recordIds)::text[]) AS k(c, r)
                 ORDER BY h) locks
-            ORDER BY h
-            """)
-        return try connection.query("""
+            """,
+            """
             SELECT \(unescaped: RecordRow.columns) FROM records
-            WHERE (collection, record_id) IN (SELECT * FROM unnest(\(keys.map(\.collection))::text[], \(keys.map(\.recordId))::text[]))
+            WHERE (collection, record_id) IN (SELECT * FROM unnest(\(collections)::text[], \(recordIds)::text[]))
             ORDER BY collection, record_id
             FOR UPDATE
-            """).map(RecordRow.decode)
+            """,
+        ])
+        return try results[1].map(RecordRow.decode)
     }
 
     func finalizedAttachments(among ids: [String]) throws -> Set<String> {
@@ -69,30 +82,21 @@ final class PostgresSyncTransaction: SyncTransaction {
 
     func reserveSequence(count: Int) throws -> Int64 {
         // The row lock taken here is held until commit: commit order is sequence order.
-        try connection.query("""
-            UPDATE sequence_counter SET value = value + \(count) RETURNING value - \(count) + 1
-            """)[0].decode(0, as: Int64.self)
+        let first = try connection.pipeline(SequenceCounter.reserve(count))[1][0].decode(0, as: Int64.self)
+        holdsCounterLock = true
+        return first
+    }
+
+    func prepare(_ draft: WriteSet) {
+        prepared = PreparedWrites(draft)
     }
 
     func write(_ writes: WriteSet) throws {
-        try OpLogRow.upsert(writes.opLog, on: connection)
-        try RecordRow.upsert(writes.records, on: connection)
-        try ScopeExitRow.record(writes.changes, on: connection)
-        try ConflictRow.insert(writes.openedConflicts, on: connection)
-        try ConflictRow.update(writes.resolvedConflicts, on: connection)
-        try EventOutbox.append(writes.events.map(PendingEvent.init), on: connection)
-        if let device = writes.deviceHighWater {
-            try connection.execute("""
-                UPDATE devices SET received_through = \(device.highWater) WHERE device_id = \(device.deviceId)
-                """)
-        }
-    }
-}
-
-extension PendingEvent {
-    /// An engine outbox event as a row: audience = its scope keys plus `user:<id>` of each named user.
-    init(_ event: OutboxEvent) {
-        let audience = event.audience.scopeKeys.map(\.rawValue) + event.audience.userIds.map { ScopeKey.user($0).rawValue }
-        self.init(type: event.type.rawValue, data: event.data, audience: Array(Set(audience)).sorted())
+        // No round trip of their own: the statements go out with the commit (or the caller's next
+        // statement). The counter lock is held from the reservation until commit, so every trip
+        // saved here shortens the line of pushes waiting for it.
+        let prepared = self.prepared ?? PreparedWrites(writes)
+        self.prepared = nil
+        try connection.enqueue(prepared.statements(for: writes, lockCounter: !holdsCounterLock))
     }
 }

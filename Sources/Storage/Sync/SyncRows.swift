@@ -18,24 +18,43 @@ enum OpLogRow {
             pending: try pending.map { try JSONColumn.decode(PendingOp.self, $0) }, op: nil)
     }
 
-    static func upsert(_ entries: [OpLogEntry], on connection: PostgresConnection) throws {
-        guard !entries.isEmpty else { return }
-        try connection.execute("""
+    /// The array binds of the columns stand-in sequence numbers never appear in, encodable before
+    /// the numbers are reserved.
+    struct FixedColumns {
+        let opIds: [String]
+        let binds: [String?]
+
+        init(_ entries: [OpLogEntry]) {
+            opIds = entries.map(\.opId)
+            binds = [
+                entries.map(\.deviceId).postgresText, opIds.postgresText, entries.map(\.clientSeq).postgresText,
+                entries.map(\.entityKey).postgresText, entries.map(\.collection).postgresText, entries.map(\.recordId).postgresText,
+                entries.map(\.authorId).postgresText, entries.map(\.status.rawValue).postgresText,
+                entries.map { $0.code?.rawValue }.postgresText, entries.map(\.fingerprint).postgresText,
+                entries.map { entry in (entry.op ?? entry.pending?.op).map(JSONColumn.encode) }.postgresText,
+            ]
+        }
+    }
+
+    /// The upsert of `entries`, with `fixed` when it was encoded from these rows; nil when there are none.
+    static func upsert(_ entries: [OpLogEntry], fixed: FixedColumns?) throws -> PostgresQuery? {
+        guard !entries.isEmpty else { return nil }
+        let fixed = fixed.flatMap { $0.opIds == entries.map(\.opId) ? $0 : nil } ?? FixedColumns(entries)
+        let numbered = [
+            entries.map { JSONColumn.encode($0.result) }.postgresText, try entries.map { try $0.pending.map(JSONColumn.encode) }.postgresText,
+            entries.map(\.result.serverSeq).postgresText,
+        ]
+        return PostgresQuery(
+            """
             INSERT INTO op_log (device_id, op_id, client_seq, entity_key, collection, record_id, author_id, status, code,
-                                result, fingerprint, body, pending, server_seq)
-            SELECT * FROM unnest(
-                \(entries.map(\.deviceId))::text[], \(entries.map(\.opId))::text[], \(entries.map(\.clientSeq))::bigint[],
-                \(entries.map(\.entityKey))::text[], \(entries.map(\.collection))::text[], \(entries.map(\.recordId))::text[],
-                \(entries.map(\.authorId))::text[], \(entries.map(\.status.rawValue))::text[], \(entries.map { $0.code?.rawValue })::text[],
-                \(entries.map { JSONColumn.encode($0.result) })::jsonb[], \(entries.map(\.fingerprint))::text[],
-                \(entries.map { entry in (entry.op ?? entry.pending?.op).map(JSONColumn.encode) })::jsonb[],
-                \(try entries.map { try $0.pending.map(JSONColumn.encode) })::jsonb[],
-                \(entries.map(\.result.serverSeq))::bigint[])
+                                fingerprint, body, result, pending, server_seq)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                                 $9::text[], $10::text[], $11::jsonb[], $12::jsonb[], $13::jsonb[], $14::bigint[])
             ON CONFLICT (device_id, op_id) DO UPDATE SET
                 status = excluded.status, code = excluded.code, result = excluded.result, pending = excluded.pending,
                 body = coalesce(excluded.body, op_log.body),
                 server_seq = excluded.server_seq, decided_at = now()
-            """)
+            """, binds: fixed.binds + numbered)
     }
 }
 
@@ -50,8 +69,8 @@ enum RecordRow {
     static func decode(_ row: PostgresRow, offset: Int) throws -> StoredRecord {
         StoredRecord(
             collection: try row.decode(offset), recordId: try row.decode(offset + 1),
-            payload: try JSONColumn.decode([String: JSONValue].self, row.decode(offset + 2, as: String.self)),
-            fieldMeta: try JSONColumn.decode([String: FieldMeta].self, row.decode(offset + 3, as: String.self)),
+            payload: try JSONColumn.decodePayload(row.decode(offset + 2, as: String.self)),
+            fieldMeta: try JSONColumn.decodeFieldMeta(row.decode(offset + 3, as: String.self)),
             serverSeq: try row.decode(offset + 4), tombstoneSeq: try row.decode(offset + 5), conflictId: try row.decode(offset + 6),
             schemaVersion: try row.decode(offset + 7), createdAt: RFC3339.string(from: try row.decode(offset + 8, as: Date.self)),
             updatedAt: RFC3339.string(from: try row.decode(offset + 9, as: Date.self)))
@@ -61,23 +80,51 @@ enum RecordRow {
         try decode(row, offset: 0)
     }
 
-    static func upsert(_ records: [StoredRecord], on connection: PostgresConnection) throws {
-        guard !records.isEmpty else { return }
-        let scopes = records.map { ScopeColumns(keys: $0.scopeKeys) }
-        try connection.execute("""
-            INSERT INTO records (collection, record_id, payload, field_meta, server_seq, user_scope, team_scope, deleted_seq,
-                                 conflict_id, schema_version)
-            SELECT * FROM unnest(
-                \(records.map(\.collection))::text[], \(records.map(\.recordId))::text[],
-                \(records.map { JSONColumn.encode($0.payload) })::jsonb[],
-                \(records.map { JSONColumn.encode($0.fieldMeta) })::jsonb[], \(records.map(\.serverSeq))::bigint[],
-                \(scopes.map(\.user))::text[], \(scopes.map(\.team))::text[], \(records.map(\.tombstoneSeq))::bigint[],
-                \(records.map(\.conflictId))::text[], \(records.map(\.schemaVersion))::int[])
+    /// The array binds of the columns stand-in sequence numbers never appear in, and the field
+    /// metadata up to each number, encodable before the numbers are reserved.
+    struct FixedColumns {
+        let keys: [RecordKey]
+        let binds: [String?]
+        let fieldMeta: FieldMetaColumn
+
+        init(_ records: [StoredRecord]) {
+            keys = records.map(\.key)
+            let scopes = records.map { ScopeColumns(keys: $0.scopeKeys) }
+            binds = [
+                records.map(\.collection).postgresText, records.map(\.recordId).postgresText,
+                records.map { JSONColumn.encode($0.payload) }.postgresText, scopes.map(\.user).postgresText, scopes.map(\.team).postgresText,
+                records.map(\.conflictId).postgresText, records.map(\.schemaVersion).postgresText,
+            ]
+            fieldMeta = FieldMetaColumn(records)
+        }
+    }
+
+    /// The upsert of `records`, with `fixed` when it was encoded from these rows; nil when there are none.
+    static func upsert(_ records: [StoredRecord], fixed: FixedColumns?) -> PostgresQuery? {
+        guard !records.isEmpty else { return nil }
+        let (columns, fieldMeta) = filled(fixed, with: records)
+        let numbered = [fieldMeta, records.map(\.serverSeq).postgresText, records.map(\.tombstoneSeq).postgresText]
+        return PostgresQuery(
+            """
+            INSERT INTO records (collection, record_id, payload, user_scope, team_scope, conflict_id, schema_version,
+                                 field_meta, server_seq, deleted_seq)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::text[], $7::int[],
+                                 $8::jsonb[], $9::bigint[], $10::bigint[])
             ON CONFLICT (collection, record_id) DO UPDATE SET
                 payload = excluded.payload, field_meta = excluded.field_meta, server_seq = excluded.server_seq,
                 user_scope = excluded.user_scope, team_scope = excluded.team_scope, deleted_seq = excluded.deleted_seq,
                 conflict_id = excluded.conflict_id, schema_version = excluded.schema_version, updated_at = now()
-            """)
+            """, binds: columns.binds + numbered)
+    }
+}
+
+extension RecordRow {
+    /// `fixed` and its field metadata filled in from `records` when it was encoded from these
+    /// rows, else both encoded from `records` now.
+    private static func filled(_ fixed: FixedColumns?, with records: [StoredRecord]) -> (FixedColumns, fieldMeta: String?) {
+        if let fixed, fixed.keys == records.map(\.key), let fieldMeta = fixed.fieldMeta.filled(with: records) { return (fixed, fieldMeta) }
+        let fresh = FixedColumns(records)
+        return (fresh, fresh.fieldMeta.filled(with: records))
     }
 }
 
@@ -94,7 +141,8 @@ struct ScopeColumns {
 
 /// `scope_exits` rows: a change that moved a record out of some scope keys.
 enum ScopeExitRow {
-    static func record(_ changes: [ChangeLogEntry], on connection: PostgresConnection) throws {
+    /// The upsert of the exits `changes` make; nil when they make none.
+    static func record(_ changes: [ChangeLogEntry]) -> PostgresQuery? {
         var keys: [String] = [], collections: [String] = [], recordIds: [String] = [], seqs: [Int64] = []
         for change in changes {
             for key in Set(change.scopeKeysBefore).subtracting(change.scopeKeysAfter) {
@@ -104,21 +152,22 @@ enum ScopeExitRow {
                 seqs.append(change.seq)
             }
         }
-        guard !keys.isEmpty else { return }
-        try connection.execute("""
+        guard !keys.isEmpty else { return nil }
+        return """
             INSERT INTO scope_exits (scope_key, collection, record_id, seq)
             SELECT * FROM unnest(\(keys)::text[], \(collections)::text[], \(recordIds)::text[], \(seqs)::bigint[])
             ON CONFLICT (scope_key, collection, record_id) DO UPDATE SET seq = GREATEST(scope_exits.seq, excluded.seq), exited_at = now()
-            """)
+            """
     }
 }
 
 /// `conflicts` rows.
 enum ConflictRow {
-    static func insert(_ conflicts: [StoredConflict], on connection: PostgresConnection) throws {
-        guard !conflicts.isEmpty else { return }
+    /// The insert of newly opened `conflicts`; nil when there are none.
+    static func insert(_ conflicts: [StoredConflict]) throws -> PostgresQuery? {
+        guard !conflicts.isEmpty else { return nil }
         let entries = conflicts.map(\.entry)
-        try connection.execute("""
+        return """
             INSERT INTO conflicts (id, collection, record_id, author_id, device_id, state, scope_keys, entry)
             SELECT id, collection, record_id, author_id, device_id, state,
                    ARRAY(SELECT jsonb_array_elements_text(keys)), entry
@@ -127,16 +176,17 @@ enum ConflictRow {
                         \(try conflicts.map { try JSONColumn.encode($0.scopeKeys) })::jsonb[],
                         \(try entries.map(JSONColumn.encode))::jsonb[])
                 AS t(id, collection, record_id, author_id, device_id, state, keys, entry)
-            """)
+            """
     }
 
-    static func update(_ entries: [ConflictEntry], on connection: PostgresConnection) throws {
-        guard !entries.isEmpty else { return }
-        try connection.execute("""
+    /// The update of `entries` that changed state; nil when there are none.
+    static func update(_ entries: [ConflictEntry]) throws -> PostgresQuery? {
+        guard !entries.isEmpty else { return nil }
+        return """
             UPDATE conflicts SET state = t.state, entry = t.entry
             FROM unnest(\(entries.map(\.id))::text[], \(entries.map(\.state.rawValue))::text[],
                         \(try entries.map(JSONColumn.encode))::jsonb[]) AS t(id, state, entry)
             WHERE conflicts.id = t.id
-            """)
+            """
     }
 }

@@ -37,16 +37,16 @@ public struct SyncController: Sendable {
     @Sendable func push(_ request: Request) throws -> Response {
         let identity = try authenticator.authenticate(request)
         let settings = try gate.admit(request, identity: identity)
-        let body = try request.decode(PushRequest.self)
+        let body = try request.decode(PushRequest.self, quickly: PushRequest.init(quickly:))
         let principal = try principals.principal(for: identity)
-        let outcome = try mappingSyncErrors { try pushes.push(body, by: principal, configuration: limits(settings)) }
-        let newServerSeq = try devices.recordSync(
-            deviceId: identity.deviceId, userId: identity.user.id, teamId: identity.user.teamId,
-            appVersion: request.headers["x-app-version"], kind: "push")
+        let visit = SyncVisit(principal: principal, appVersion: request.headers["x-app-version"])
+        let outcome = try mappingSyncErrors { try pushes.push(body, by: principal, configuration: limits(settings), visit: visit) }
+        // The push's own transaction recorded the visit, unless every op failed in the fallback.
+        let newServerSeq = try outcome.newServerSeq ?? devices.recordSync(visit, kind: "push")
         // Written through JSONValue: the same JSON as `PushResponse`, without JSONEncoder's cost.
         let response: JSONValue = [
             "results": .array(outcome.results.map(\.jsonValue)),
-            "newServerSeq": .int(max(newServerSeq, outcome.highestServerSeq ?? 0)),
+            "newServerSeq": .int(newServerSeq),
             "minSupportedAppVersion": .string(settings.minSupportedAppVersion), "serverSchemaVersion": .int(Int64(schema.version)),
         ]
         return Response(status: 200, headers: ["Content-Type": "application/json; charset=utf-8"], body: .bytes(response.canonicalData()))
@@ -57,12 +57,11 @@ public struct SyncController: Sendable {
         let settings = try gate.admit(request, identity: identity)
         let limit = try Self.limit(request.query["limit"], maximum: settings.maxPullLimit)
         let cursor = try request.query["cursor"].map(decodeCursor)
+        let principal = try principals.principal(for: identity)
         let page = try pulls.page(
-            for: try principals.principal(for: identity), after: cursor?.position ?? 0, initialSyncStart: cursor?.initialSyncStart,
-            startInitialSync: cursor == nil, limit: limit)
-        try devices.recordSync(
-            deviceId: identity.deviceId, userId: identity.user.id, teamId: identity.user.teamId,
-            appVersion: request.headers["x-app-version"], kind: "pull")
+            for: principal, after: cursor?.position ?? 0, initialSyncStart: cursor?.initialSyncStart, startInitialSync: cursor == nil,
+            limit: limit)
+        try devices.recordSync(SyncVisit(principal: principal, appVersion: request.headers["x-app-version"]), kind: "pull")
         let next = PullCursor(position: page.position, initialSyncStart: page.initialSyncStart, issuedAt: Date())
         let body = PullResponseWriter.write(
             changes: page.changes, nextCursor: cursors.encode(next), hasMore: page.hasMore, newServerSeq: page.newServerSeq,

@@ -9,6 +9,9 @@ extension OpResult {
         copy.serverSeq = map(serverSeq)
         copy.tombstoneSeq = map(tombstoneSeq)
         copy.conflicts = conflicts?.map { $0.renumbered(map) }
+        // RECORD_EXISTS names the record's serverSeq in its details (Workspace.decide); the record
+        // may be one this transaction created a moment before.
+        if case .int(let seq)? = details?["serverSeq"] { copy.details?["serverSeq"] = .int(map(seq)) }
         return copy
     }
 }

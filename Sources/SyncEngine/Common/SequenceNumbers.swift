@@ -30,3 +30,21 @@ struct SequenceMap {
 
     func callAsFunction(_ seq: Int64?) -> Int64? { seq.map(map) }
 }
+
+extension SyncTransaction {
+    /// The end of every engine transaction: the store may encode `draft` ahead
+    /// (``SyncTransaction/prepare(_:)``), then the counter lock is taken and `changes` numbers
+    /// reserved (when there are any, or `lockAnyway`), and `draft` is written with them.
+    ///
+    /// - Returns: the map from stand-in to real numbers, the first reserved number (nil when no
+    ///   lock was taken) and what was written.
+    func number(_ draft: WriteSet, changes: Int, lockAnyway: Bool = false) throws -> (map: SequenceMap, first: Int64?, writes: WriteSet) {
+        guard !draft.isEmpty else { return (SequenceMap { $0 }, nil, draft) }
+        prepare(draft)
+        let first = changes > 0 || lockAnyway ? try reserveSequence(count: changes) : nil
+        let map = ProvisionalSequence.finalize(first: first)
+        let writes = draft.renumbered(map)
+        try write(writes)
+        return (map, first, writes)
+    }
+}

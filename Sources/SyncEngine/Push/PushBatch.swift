@@ -11,12 +11,17 @@ public struct PushBatch: Sendable, Hashable {
     /// Entities whose ops already failed earlier in the same push (entity key -> failed op id),
     /// so that rule 3 holds when the push is re-run one op at a time (rule 9 fallback).
     public var blockedEntities: [String: String]
+    /// The sync call to record with the batch's writes (HTTP pushes); nil records none.
+    public var visit: SyncVisit?
 
-    public init(principal: Principal, schemaVersion: Int, ops: [PushOp], blockedEntities: [String: String] = [:]) {
+    public init(
+        principal: Principal, schemaVersion: Int, ops: [PushOp], blockedEntities: [String: String] = [:], visit: SyncVisit? = nil
+    ) {
         self.principal = principal
         self.schemaVersion = schemaVersion
         self.ops = ops
         self.blockedEntities = blockedEntities
+        self.visit = visit
     }
 }
 
@@ -27,12 +32,14 @@ public struct PushOutcome: Sendable, Hashable {
     /// The current results of the device's held ops from earlier pushes that this run
     /// re-attempted or re-checked (for logging and notifications).
     public var settled: [OpResult]
-    /// The highest sequence number this run committed, if it changed anything.
-    public var highestServerSeq: Int64?
+    /// The sequence counter while the run held its lock: the run's own highest number, or the
+    /// latest committed one when it reserved none. Nil when the run took no lock; a run with a
+    /// ``PushBatch/visit`` always takes it.
+    public var newServerSeq: Int64?
 
-    public init(results: [OpResult], settled: [OpResult] = [], highestServerSeq: Int64? = nil) {
+    public init(results: [OpResult], settled: [OpResult] = [], newServerSeq: Int64? = nil) {
         self.results = results
         self.settled = settled
-        self.highestServerSeq = highestServerSeq
+        self.newServerSeq = newServerSeq
     }
 }

@@ -64,18 +64,19 @@ public struct PushProcessor: Sendable {
                 op: op, schemaVersion: batch.schemaVersion, author: batch.principal, receivedAt: now, fingerprint: fingerprint(of: op),
                 result: OpResult(opId: op.opId, status: .deferred))
         }
-        return try run(deviceId: batch.principal.deviceId, incoming: incoming, blocked: batch.blockedEntities, now: now, in: tx)
+        return try run(
+            deviceId: batch.principal.deviceId, incoming: incoming, blocked: batch.blockedEntities, visit: batch.visit, now: now, in: tx)
     }
 
     /// Re-attempts a device's deferred ops, e.g. after an attachment they wait for was finalized.
     ///
     /// - Returns: the re-attempted ops' results in ``PushOutcome/settled``.
     public func releaseDeferred(deviceId: String, in tx: any SyncTransaction) throws -> PushOutcome {
-        try run(deviceId: deviceId, incoming: [], blocked: [:], now: clock(), in: tx)
+        try run(deviceId: deviceId, incoming: [], blocked: [:], visit: nil, now: clock(), in: tx)
     }
 
     private func run(
-        deviceId: String, incoming: [PendingOp], blocked: [String: String], now: Date, in tx: any SyncTransaction
+        deviceId: String, incoming: [PendingOp], blocked: [String: String], visit: SyncVisit?, now: Date, in tx: any SyncTransaction
     ) throws -> PushOutcome {
         let device = try tx.lockDevice(deviceId)
         let stored = incoming.isEmpty ? [] : try tx.opLogEntries(deviceId: deviceId, opIds: incoming.map(\.op.opId))
@@ -94,12 +95,13 @@ public struct PushProcessor: Sendable {
         if intake.highWater != device.highWater {
             run.workspace.setHighWater(DeviceHighWater(deviceId: deviceId, highWater: intake.highWater))
         }
+        if let visit { run.workspace.record(visit) }
         let count = run.workspace.changeCount
-        let first = count > 0 ? try tx.reserveSequence(count: count) : nil
-        let map = ProvisionalSequence.finalize(first: first)
-        let writes = run.workspace.finish(map)
-        if !writes.isEmpty { try tx.write(writes) }
-        return outcome(incoming: incoming, intake: intake, results: results.mapValues { $0.renumbered(map) }, highest: first.map { $0 + Int64(count) - 1 })
+        // A visit's event joins the outbox, whose rows need the counter lock even when nothing changed.
+        let numbered = try tx.number(run.workspace.draft, changes: count, lockAnyway: visit != nil)
+        return outcome(
+            incoming: incoming, intake: intake, results: results.mapValues { $0.renumbered(numbered.map) },
+            newServerSeq: numbered.first.map { $0 + Int64(count) - 1 })
     }
 
     /// Loads the records, attachment states and conflict entries the attempts touch.
@@ -133,7 +135,7 @@ public struct PushProcessor: Sendable {
     }
 
     /// Answers the incoming ops in request order; results of held ops not in the request are `settled`.
-    private func outcome(incoming: [PendingOp], intake: Intake, results: [String: OpResult], highest: Int64?) -> PushOutcome {
+    private func outcome(incoming: [PendingOp], intake: Intake, results: [String: OpResult], newServerSeq: Int64?) -> PushOutcome {
         let answers = zip(incoming, intake.answers).map { pending, answer in
             switch answer {
             case .stored(let entry):
@@ -154,7 +156,7 @@ public struct PushProcessor: Sendable {
         }
         let requested = Set(incoming.map(\.op.opId))
         let settled = (intake.attempts + intake.waiting.map(\.op)).filter { !requested.contains($0.op.opId) }.compactMap { results[$0.op.opId] }
-        return PushOutcome(results: answers, settled: settled, highestServerSeq: highest)
+        return PushOutcome(results: answers, settled: settled, newServerSeq: newServerSeq)
     }
 }
 

@@ -4,8 +4,8 @@ import SyncProtocol
 /// The in-memory state of one transaction: loaded records and conflicts, mutated op by op
 /// (so later ops see earlier ops' effects), and the writes collected on the way.
 ///
-/// Sequence numbers handed out here are stand-ins (``ProvisionalSequence``); ``finish(_:)``
-/// replaces them with the reserved ones.
+/// Sequence numbers handed out here are stand-ins (``ProvisionalSequence``); ``draft`` carries
+/// them to `SyncTransaction.number(_:changes:lockAnyway:)`, which replaces them with reserved ones.
 struct Workspace {
     let schema: Schema
     /// RFC 3339 server time of this transaction.
@@ -33,11 +33,14 @@ struct Workspace {
 
     mutating func setHighWater(_ highWater: DeviceHighWater) { writes.deviceHighWater = highWater }
 
-    /// The collected writes with real sequence numbers, each touched record once in key order.
-    func finish(_ map: SequenceMap) -> WriteSet {
-        var final = writes
-        final.records = touched.sorted().compactMap { records[$0] }
-        return final.renumbered(map)
+    /// Records the sync call this transaction belongs to.
+    mutating func record(_ visit: SyncVisit) { writes.visit = visit }
+
+    /// The collected writes, each touched record once in key order, still with stand-in numbers.
+    var draft: WriteSet {
+        var draft = writes
+        draft.records = touched.sorted().compactMap { records[$0] }
+        return draft
     }
 
     // MARK: - Rules 7 and 8

@@ -23,16 +23,21 @@ public struct PushService: Sendable {
     ///
     /// - Returns: one result per op, in request order. An op whose own transaction failed gets
     ///   `retry` / `TEMPORARILY_UNAVAILABLE` and nothing of it is stored.
-    /// - Parameter configuration: the limits in force for this push (the operator's settings);
-    ///   nil keeps the processor's own.
+    /// - Parameters:
+    ///   - configuration: the limits in force for this push (the operator's settings); nil keeps
+    ///     the processor's own.
+    ///   - visit: the sync call to record in the push's transaction. The outcome's `newServerSeq`
+    ///     is nil only when no transaction recorded it (every op failed in the rule 9 fallback).
     /// - Throws: ``SyncError`` (`VALIDATION_FAILED`) when the request itself is invalid.
-    public func push(_ request: PushRequest, by principal: Principal, configuration: SyncConfiguration? = nil) throws -> PushOutcome {
+    public func push(
+        _ request: PushRequest, by principal: Principal, configuration: SyncConfiguration? = nil, visit: SyncVisit? = nil
+    ) throws -> PushOutcome {
         let processor = configuration.map(processor.configured) ?? processor
         try request.validate(processor.configuration)
         guard request.deviceId == principal.deviceId else {
             throw SyncError.validation("deviceId", "deviceId does not match the authenticated device")
         }
-        let batch = PushBatch(principal: principal, schemaVersion: request.schemaVersion, ops: request.ops)
+        let batch = PushBatch(principal: principal, schemaVersion: request.schemaVersion, ops: request.ops, visit: visit)
         do {
             return try store.transaction { tx in try processor.process(batch, in: tx) }
         } catch {
@@ -48,23 +53,27 @@ public struct PushService: Sendable {
         try store.transaction { tx in try processor.releaseDeferred(deviceId: deviceId, in: tx) }
     }
 
-    /// The rule 9 fallback: each op in `clientSeq` order in its own transaction.
+    /// The rule 9 fallback: each op in `clientSeq` order in its own transaction. The first one
+    /// that commits records the batch's visit.
     private func pushOneByOne(_ batch: PushBatch, processor: PushProcessor) -> PushOutcome {
         var results: [String: OpResult] = [:]
         var blocked: [String: String] = [:]
         var settled: [OpResult] = []
-        var highest: Int64?
+        var newest: Int64?
+        var visit = batch.visit
         for op in batch.ops.sorted(by: { $0.clientSeq < $1.clientSeq }) {
-            let single = PushBatch(principal: batch.principal, schemaVersion: batch.schemaVersion, ops: [op], blockedEntities: blocked)
+            let single = PushBatch(
+                principal: batch.principal, schemaVersion: batch.schemaVersion, ops: [op], blockedEntities: blocked, visit: visit)
             do {
                 let outcome = try store.transaction { tx in try processor.process(single, in: tx) }
+                visit = nil
                 let result = outcome.results[0]
                 results[op.opId] = result
                 if result.replayed != true, result.status == .conflict || result.status == .rejected, blocked[op.effectiveEntityKey] == nil {
                     blocked[op.effectiveEntityKey] = op.opId
                 }
                 settled += outcome.settled
-                highest = [highest, outcome.highestServerSeq].compactMap { $0 }.max()
+                newest = [newest, outcome.newServerSeq].compactMap { $0 }.max()
             } catch {
                 logger.error("op failed in its own transaction", metadata: ["op.id": op.opId, "error": "\(error)"])
                 results[op.opId] = OpResult(
@@ -72,6 +81,7 @@ public struct PushService: Sendable {
                     recordId: op.recordId)
             }
         }
-        return PushOutcome(results: batch.ops.compactMap { results[$0.opId] }, settled: settled, highestServerSeq: highest)
+        // A visit still pending was never recorded: say so with a nil newServerSeq.
+        return PushOutcome(results: batch.ops.compactMap { results[$0.opId] }, settled: settled, newServerSeq: visit == nil ? newest : nil)
     }
 }

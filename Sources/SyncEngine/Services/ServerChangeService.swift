@@ -142,10 +142,6 @@ public struct ServerChangeService: Sendable {
         let allKeys = Set(keys + conflicts.map { RecordKey(collection: $0.entry.collection, recordId: $0.entry.recordId) }).sorted()
         var workspace = Workspace(schema: schema, now: clock(), makeId: makeId, records: try tx.lockRecords(allKeys), conflicts: conflicts)
         try change(&workspace)
-        let count = workspace.changeCount
-        let first = count > 0 ? try tx.reserveSequence(count: count) : nil
-        let writes = workspace.finish(ProvisionalSequence.finalize(first: first))
-        try tx.write(writes)
-        return writes
+        return try tx.number(workspace.draft, changes: workspace.changeCount).writes
     }
 }

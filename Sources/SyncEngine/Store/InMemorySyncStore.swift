@@ -24,6 +24,8 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
         public var changes: [ChangeLogEntry] = []
         public var conflicts: [String: StoredConflict] = [:]
         public var events: [OutboxEvent] = []
+        /// Recorded sync calls, oldest first.
+        public var visits: [SyncVisit] = []
         public var finalizedAttachments: Set<String> = []
         /// The last reserved sequence number.
         public var sequence: Int64 = 0
@@ -120,6 +122,7 @@ final class InMemoryTransaction: SyncTransaction, Sendable {
             for entry in writes.resolvedConflicts { state.conflicts[entry.id]?.entry = entry }
             state.events += writes.events
             if let device = writes.deviceHighWater { state.highWater[device.deviceId] = device.highWater }
+            if let visit = writes.visit { state.visits.append(visit) }
         }
     }
 }

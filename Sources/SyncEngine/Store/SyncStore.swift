@@ -20,7 +20,7 @@ public protocol SyncStore: Sendable {
 ///
 /// A push makes at most seven calls: ``lockDevice(_:)``, ``opLogEntries(deviceId:opIds:)``,
 /// ``conflicts(ids:)`` (only when an op carries `resolves`), ``lockRecords(_:)``,
-/// ``finalizedAttachments(among:)``, ``reserveSequence(count:)`` (only when something changed)
+/// ``finalizedAttachments(among:)``, ``reserveSequence(count:)`` (only when something changed or a visit is recorded)
 /// and ``write(_:)``. Locks are always taken in the order device row -> conflict entries ->
 /// records (sorted) -> sequence counter, so pushes, server changes and workers never deadlock
 /// one another.
@@ -50,8 +50,20 @@ public protocol SyncTransaction {
     /// Must lock the global counter row (`UPDATE sync_counter SET seq = seq + $1 RETURNING seq - $1 + 1`)
     /// and keep the lock until commit, so commit order equals sequence order and a pull never
     /// misses a change that commits later with a lower number. Called once, after every read.
+    /// `count` may be 0 (a transaction that only records a visit): it still takes the lock, and
+    /// the answer minus one is the latest committed number.
     func reserveSequence(count: Int) throws -> Int64
+
+    /// Sees the transaction's writes before ``reserveSequence(count:)``, with stand-in sequence
+    /// numbers (``write(_:)`` then gets the same rows, in the same order, renumbered): a store can
+    /// encode everything the numbers do not change before it takes the counter lock.
+    func prepare(_ draft: WriteSet)
 
     /// Writes everything at once (one multi-row statement per list of the ``WriteSet``).
     func write(_ writes: WriteSet) throws
+}
+
+extension SyncTransaction {
+    /// Nothing to prepare by default.
+    public func prepare(_ draft: WriteSet) {}
 }

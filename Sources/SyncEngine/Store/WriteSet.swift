@@ -19,13 +19,16 @@ public struct WriteSet: Hashable, Sendable {
     public var events: [OutboxEvent] = []
     /// The device's new contiguous high-water `clientSeq`, when a push moved it.
     public var deviceHighWater: DeviceHighWater?
+    /// The sync call this transaction records: the device row's bookkeeping, and a
+    /// `device.synced` event after the events above.
+    public var visit: SyncVisit?
 
     public init() {}
 
     /// `true` when there is nothing to write.
     public var isEmpty: Bool {
         opLog.isEmpty && records.isEmpty && changes.isEmpty && openedConflicts.isEmpty && resolvedConflicts.isEmpty
-            && events.isEmpty && deviceHighWater == nil
+            && events.isEmpty && deviceHighWater == nil && visit == nil
     }
 
     /// The op ids this write set settles (used to pin an injected failure to an op in tests).
@@ -40,5 +43,24 @@ public struct DeviceHighWater: Hashable, Codable, Sendable {
     public init(deviceId: String, highWater: Int64) {
         self.deviceId = deviceId
         self.highWater = highWater
+    }
+}
+
+/// A device's sync call as the back office sees it: who synced, from which app version.
+///
+/// A push records it in its own transaction, under the sequence lock like every outbox event,
+/// so the push costs one transaction and one wait for the lock, not two.
+public struct SyncVisit: Hashable, Codable, Sendable {
+    public var deviceId: String
+    public var userId: String
+    public var teamId: String?
+    /// The version the app reported (`X-App-Version`), if it did.
+    public var appVersion: String?
+
+    public init(principal: Principal, appVersion: String?) {
+        deviceId = principal.deviceId
+        userId = principal.userId
+        teamId = principal.teamId
+        self.appVersion = appVersion
     }
 }

@@ -1,0 +1,55 @@
+import Postgres
+import SyncEngine
+import SyncProtocol
+
+/// What a transaction's writes encode to before its sequence numbers are reserved.
+///
+/// The counter lock is held from the reservation to the commit, so everything the numbers do
+/// not change is encoded from the draft (``SyncTransaction/prepare(_:)``): op bodies, payloads,
+/// keys, event audiences and the field metadata around each number. Under the lock only the
+/// numbered parts are encoded; rows that do not match the draft are encoded in full.
+struct PreparedWrites {
+    let opLog: OpLogRow.FixedColumns
+    let records: RecordRow.FixedColumns
+    let events: EventOutbox.Headers
+
+    init(_ draft: WriteSet) {
+        opLog = OpLogRow.FixedColumns(draft.opLog)
+        records = RecordRow.FixedColumns(draft.records)
+        let headers = draft.events.map(\.header) + (draft.visit.map { [PendingEvent.deviceSynced($0, kind: Self.visitKind).header] } ?? [])
+        events = EventOutbox.Headers(types: headers.map(\.type), audiences: headers.map(\.audience))
+    }
+
+    /// The `kind` of a push's `device.synced` event.
+    static let visitKind = "push"
+
+    /// The statements writing `writes` (the drafted rows renumbered), for a transaction that holds
+    /// the counter lock when there are events; `lockCounter` takes it first otherwise.
+    func statements(for writes: WriteSet, lockCounter: Bool) throws -> [PostgresQuery] {
+        var statements = try [
+            OpLogRow.upsert(writes.opLog, fixed: opLog), RecordRow.upsert(writes.records, fixed: records),
+            ScopeExitRow.record(writes.changes), ConflictRow.insert(writes.openedConflicts), ConflictRow.update(writes.resolvedConflicts),
+        ].compactMap { $0 }
+        let data = writes.events.map(\.data) + (writes.visit.map { [PendingEvent.deviceSynced($0, kind: Self.visitKind).data] } ?? [])
+        if !data.isEmpty, lockCounter { statements += SequenceCounter.lock }
+        let headers = data.count == events.count ? events : Self(writes).events
+        statements += EventOutbox.statements(headers, data: data)
+        if let device = writes.deviceHighWater {
+            statements.append("UPDATE devices SET received_through = \(device.highWater) WHERE device_id = \(device.deviceId)")
+        }
+        if let visit = writes.visit { statements.append(DeviceSyncStore.stamp(visit)) }
+        return statements
+    }
+}
+
+extension OutboxEvent {
+    /// The row's type and audience: its scope keys plus `user:<id>` of each named user.
+    var header: (type: String, audience: [String]) {
+        let audience = self.audience.scopeKeys.map(\.rawValue) + self.audience.userIds.map { ScopeKey.user($0).rawValue }
+        return (type.rawValue, Array(Set(audience)).sorted())
+    }
+}
+
+extension PendingEvent {
+    var header: (type: String, audience: [String]) { (type, audience) }
+}

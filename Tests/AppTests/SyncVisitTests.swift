@@ -1,0 +1,61 @@
+import AppTesting
+import Foundation
+import Postgres
+import SyncProtocol
+import Testing
+
+/// A push's bookkeeping (the device row and `device.synced`) commits with its changes.
+@Suite("Push bookkeeping over HTTP")
+struct SyncVisitTests {
+    /// The outbox as `type/kind` (kind only for `device.synced`) with each row's transaction id.
+    private func outbox(_ server: TestServer) throws -> [(event: String, transaction: String)] {
+        try server.services.database.withConnection { connection in
+            try connection.query("SELECT type || coalesce('/' || (data->>'kind'), ''), xmin::text FROM events ORDER BY id").map {
+                (try $0.decode(0, as: String.self), try $0.decode(1, as: String.self))
+            }
+        }
+    }
+
+    /// The device row's bookkeeping: user, app version, whether it has a sync time, high-water mark.
+    private func deviceRow(_ device: SyncDevice) throws -> [String] {
+        try device.server.services.database.withConnection { connection in
+            let row = try connection.query("""
+                SELECT user_id, app_version, (last_sync_at IS NOT NULL)::text, received_through::text, xmin::text
+                FROM devices WHERE device_id = \(device.deviceId)
+                """)[0]
+            return try (0..<5).map { try row.decode($0, as: String.self) }
+        }
+    }
+
+    @Test("device.synced follows the push's changes in the same transaction, which also stamps the device row")
+    func oneTransaction() async throws {
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
+        let ana = try await server.device(appVersion: "2.4.1")
+
+        let response = try await ana.pushResponse([ana.create("jobs", "job-1", ["title": "a"]), ana.create("jobs", "job-2", ["title": "b"])])
+
+        #expect(response.newServerSeq == response.results.compactMap(\.serverSeq).max())
+        let events = try outbox(server)
+        #expect(events.map(\.event) == ["record.changed", "record.changed", "device.synced/push"])
+        let device = try deviceRow(ana)
+        #expect(Array(device.prefix(4)) == [ana.user.id, "2.4.1", "true", "2"])
+        #expect(Set(events.map(\.transaction) + [device[4]]).count == 1)
+    }
+
+    @Test("a push that changes nothing is still recorded and answers the latest committed number")
+    func nothingChanged() async throws {
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
+        let ana = try await server.device()
+        let ben = try await server.device(appVersion: "1.0.0")
+        let seq = try await ana.applied(ana.create("jobs", "job-1", ["title": "a"]))
+
+        let response = try await ben.pushResponse([ben.update("jobs", "job-404", ["notes": "x"], base: seq)])
+
+        #expect(response.results[0].code == .recordNotFound)
+        #expect(response.newServerSeq == seq)
+        #expect(try outbox(server).map(\.event) == ["record.changed", "device.synced/push", "device.synced/push"])
+        #expect(Array(try deviceRow(ben).prefix(3)) == [ben.user.id, "1.0.0", "true"])
+    }
+}
