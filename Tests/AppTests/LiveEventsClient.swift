@@ -1,4 +1,5 @@
 import Foundation
+import Support
 import SyncAPI
 
 /// A live-feed client on a raw loopback socket: sends one `GET`, then reads the chunked
@@ -29,20 +30,10 @@ final class EventStreamConnection: @unchecked Sendable {
     /// Connects and sends `GET path` with `headers`.
     /// - Parameter receiveBufferBytes: a small kernel receive buffer, for a client that stalls.
     init(port: Int, path: String = "/v1/events", headers: [String: String], receiveBufferBytes: Int32? = nil) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        if var size = receiveBufferBytes {
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            Foundation.close(descriptor)
-            throw Failure(description: "cannot connect to port \(port): errno \(errno)")
+        descriptor = try Loopback.connect(port: port) { descriptor in
+            if var size = receiveBufferBytes {
+                setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            }
         }
         var request = "GET \(path) HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }

@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// One HTTP/1.1 answer read off a `LoopbackConnection`.
 struct LoopbackResponse {
@@ -27,19 +28,7 @@ final class LoopbackConnection: @unchecked Sendable {
     private var buffer = Data()
 
     init(port: Int) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw CommandError("socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(descriptor)
-            throw CommandError("connect: errno \(errno)")
-        }
+        descriptor = try Loopback.connect(port: port)
         // Request and body go out in one write; no reason to wait for acknowledgements.
         var on: Int32 = 1
         setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import Support
 
 /// A response read off the wire by `RawConnection`.
 struct RawResponse {
@@ -30,19 +31,7 @@ final class RawConnection {
     /// Connects to `127.0.0.1:port`; reads give up after `timeout` seconds.
     /// - Throws: `POSIXError`, e.g. `.ECONNREFUSED` when nothing listens.
     init(port: Int, timeout: Int = 10) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            let code = errno
-            Foundation.close(descriptor)
-            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
-        }
+        descriptor = try Loopback.connect(port: port)
         var limit = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     }
