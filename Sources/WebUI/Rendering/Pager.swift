@@ -1,3 +1,4 @@
+import Cryptography
 import Foundation
 import Storage
 import Templating
@@ -32,7 +33,7 @@ struct Pager {
             (cursor, before) = (nil, 0)
             return
         }
-        guard text.utf8.count <= 4096, let data = Self.base64URLDecoded(text), let token = try? JSONDecoder().decode(Token.self, from: data),
+        guard text.utf8.count <= 4096, let data = Data(base64URLEncoded: text), let token = try? JSONDecoder().decode(Token.self, from: data),
             !token.after.isEmpty, (0...Self.maxShown).contains(token.shown)
         else { throw PageCursor.Invalid() }
         (cursor, before) = (PageCursor(token.after), token.shown)
@@ -45,8 +46,7 @@ struct Pager {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let json = (try? encoder.encode(Token(after: cursor.values, shown: shown))) ?? Data()
-        return json.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return json.base64URLEncodedString()
     }
 
     /// The navigation under a page of `count` rows, or nil when the whole list fits on the
@@ -75,12 +75,6 @@ struct Pager {
 
     private static func link(_ path: String, _ pairs: [(String, String)]) -> String {
         pairs.isEmpty ? path : path + "?" + SafeRedirect.encodeQuery(pairs)
-    }
-
-    private static func base64URLDecoded(_ text: String) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
     }
 
     /// What the 400 page says when a list's `after` link is damaged.
