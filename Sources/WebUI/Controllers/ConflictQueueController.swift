@@ -114,7 +114,7 @@ struct ConflictQueueController {
     }
 
     private func opened(_ entry: ConflictEntry) -> String {
-        RFC3339.date(from: entry.openedAt).map { Formatting.dateTime($0, in: configuration.timeZone) } ?? entry.openedAt
+        Formatting.dateTime(rfc3339: entry.openedAt, in: configuration.timeZone)
     }
 
     private func page(_ conflict: QueuedConflict, context: WebContext, notice: Notice? = nil, status: Int = 200) throws -> Response {
@@ -130,10 +130,10 @@ struct ConflictQueueController {
             "rows": .array(comparison.rows.map(\.templateValue)), "conflictFields": .string(Formatting.counted(entry.fields.count, "field")),
         ]
         if let resolution = entry.resolution {
-            let at = RFC3339.date(from: resolution.at).map { Formatting.dateTime($0, in: configuration.timeZone) } ?? resolution.at
             content["resolution"] = [
                 "choice": .string(ConflictComparison.choiceText(resolution.choice)), "by": .string(conflict.resolverName ?? resolution.by),
-                "at": .string(at), "serverSeq": .string(String(resolution.serverSeq)),
+                "at": .string(Formatting.dateTime(rfc3339: resolution.at, in: configuration.timeZone)),
+                "serverSeq": .string(String(resolution.serverSeq)),
             ]
         }
         var page = Page(

@@ -136,7 +136,7 @@ struct OrdersController {
     }
 
     private func created(_ order: Order) -> String {
-        RFC3339.date(from: order.createdAt).map { Formatting.dateTime($0, in: configuration.timeZone) } ?? order.createdAt
+        Formatting.dateTime(rfc3339: order.createdAt, in: configuration.timeZone)
     }
 
     private static func lines(_ order: Order) -> String {

@@ -20,6 +20,12 @@ enum Formatting {
         return date.formatted(style)
     }
 
+    /// An RFC 3339 timestamp as `dateTime` words it; text that does not parse as one is
+    /// shown as it is.
+    static func dateTime(rfc3339 text: String, in timeZone: TimeZone) -> String {
+        RFC3339.date(from: text).map { dateTime($0, in: timeZone) } ?? text
+    }
+
     /// `12 Mar 2026` in `timeZone`.
     static func date(_ date: Date, in timeZone: TimeZone) -> String {
         var style = Date.FormatStyle(date: .abbreviated, time: .omitted, locale: Locale(identifier: "en_GB"), timeZone: timeZone)

@@ -39,7 +39,7 @@ struct JournalRow: Encodable {
         (explanation, message, serverSeq) = (OpWording.explanation(entry.code), entry.message, entry.serverSeq)
         (occurredAt, receivedAt, decidedAt) = (entry.occurredAt, RFC3339.string(from: entry.receivedAt), RFC3339.string(from: entry.decidedAt))
         receivedText = Formatting.dateTime(entry.receivedAt, in: timeZone)
-        occurredText = entry.occurredAt.flatMap(RFC3339.date(from:)).map { Formatting.dateTime($0, in: timeZone) } ?? entry.occurredAt
+        occurredText = entry.occurredAt.map { Formatting.dateTime(rfc3339: $0, in: timeZone) }
     }
 
     private enum CodingKeys: String, CodingKey {
