@@ -65,10 +65,8 @@ struct ConflictQueueController {
         case .success(let chosen): request = chosen
         case .failure(let problem): return try page(conflict, context: context, notice: Notice(kind: .error, text: problem.text), status: 422)
         }
-        let user = context.session.user
-        let principal = Principal(userId: user.id, role: user.role, teamId: user.teamId, deviceId: "web:\(user.id)")
         do {
-            _ = try changes.resolveConflict(conflict.entry.id, request, by: principal)
+            _ = try changes.resolveConflict(conflict.entry.id, request, by: context.session.principal)
         } catch let error as SyncError {
             let refused = Self.refusal(error)
             return try page(try target(context), context: context, notice: Notice(kind: .error, text: refused.text), status: refused.status)

@@ -118,9 +118,8 @@ struct OrdersController {
     private func decide(
         _ order: QueuedOrder, context: WebContext, notice: String, _ change: (Principal) throws -> Order
     ) throws -> Response {
-        let user = context.session.user
         do {
-            _ = try change(Principal(userId: user.id, role: user.role, teamId: user.teamId, deviceId: "web:\(user.id)"))
+            _ = try change(context.session.principal)
         } catch let error as SyncError where error.code == .orderNotSubmitted {
             let text = "Someone decided this order a moment ago; its current status is shown below and nothing else was changed."
             return try page(try target(context), context: context, notice: Notice(kind: .error, text: text), status: 409)

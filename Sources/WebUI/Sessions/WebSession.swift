@@ -1,4 +1,5 @@
 import Storage
+import SyncEngine
 
 /// A signed-in browser: who it is and the token its forms must carry.
 public struct WebSession: Sendable {
@@ -7,6 +8,12 @@ public struct WebSession: Sendable {
     public let user: UserAccount
     /// The CSRF token embedded in every form of this session.
     public let csrfToken: String
+
+    /// The signed-in user as the engine's actor. The stable pseudo device `web:<userId>`
+    /// makes field-conflict detection treat back-office edits as another device's.
+    var principal: Principal {
+        Principal(userId: user.id, role: user.role, teamId: user.teamId, deviceId: "web:\(user.id)")
+    }
 }
 
 /// What a request's session cookie leads to.
