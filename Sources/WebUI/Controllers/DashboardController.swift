@@ -29,20 +29,17 @@ struct DashboardController {
 
     @Sendable func show(_ context: WebContext) throws -> Response {
         let user = context.session.user
+        let scope = TeamScope(context.session)
         let current = try settings.current()
         var content: [String: TemplateValue] = [
             "banners": .array(banners(current, for: user.role)), "gate": gate(current, for: user.role), "liveFeedPath": .string(Area.liveEvents.path),
+            "scope": .string(scope.label),
         ]
-        if user.role == .supervisor {
-            content["scope"] = .string(user.teamId.map { "Team \($0)" } ?? "No team")
-        } else {
-            content["scope"] = "All teams"
-        }
-        if user.role == .supervisor && user.teamId == nil {
+        if scope.blocked {
             content["noTeam"] = true
         } else {
             let startOfDay = Formatting.startOfDay(configuration.now(), in: configuration.timeZone)
-            let counts = try dashboard.counts(teamId: user.role == .supervisor ? user.teamId : nil, startOfDay: startOfDay)
+            let counts = try dashboard.counts(teamId: scope.teamId, startOfDay: startOfDay)
             content["cards"] = .array(cards(counts, for: user.role).map { value($0, for: user.role) })
         }
         return try renderer.render(Page("pages/dashboard", title: "Dashboard", area: .dashboard, session: context.session, content: content))

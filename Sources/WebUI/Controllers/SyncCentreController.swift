@@ -183,7 +183,7 @@ struct SyncCentreController {
     }
 }
 
-/// Which team's sync data a viewer may see: everything for dispatchers and administrators,
+/// Which team's figures and sync data a viewer may see: everything for dispatchers and administrators,
 /// their own team for supervisors (nothing when they have none).
 struct TeamScope {
     let teamId: String?
