@@ -55,9 +55,7 @@ public struct OrdersController: Sendable {
 
     /// The authenticated caller, once the gate let the call through.
     private func admitted(_ request: Request) throws -> Principal {
-        let identity = try authenticator.authenticate(request)
-        _ = try gate.admit(request, identity: identity)
-        return try principals.principal(for: identity)
+        try principals.principal(for: try gate.admit(request, authenticatedBy: authenticator).identity)
     }
 
     /// The caller, who must be a dispatcher or an admin (checked before the body is read).
