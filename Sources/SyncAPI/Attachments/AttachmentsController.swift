@@ -39,7 +39,7 @@ public struct AttachmentsController: Sendable {
 
     /// `POST /v1/attachments`: register, resume or deduplicate.
     @Sendable func registerUpload(_ request: Request) throws -> Response {
-        let identity = try admit(request)
+        let identity = try gate.admit(request, authenticatedBy: authenticator).identity
         let declaration = try mapped { try UploadDeclaration(validating: try request.decode(AttachmentRegistration.self)) }
         let state = try mapped { try uploads.register(declaration, by: try principals.principal(for: identity)) }
         return .json(Self.wire(state))
@@ -47,14 +47,14 @@ public struct AttachmentsController: Sendable {
 
     /// `GET /v1/attachments/{attId}`: the caller's session and its received chunks.
     @Sendable func status(_ request: Request) throws -> Response {
-        let identity = try admit(request)
+        let identity = try gate.admit(request, authenticatedBy: authenticator).identity
         let attId = try Self.attId(request)
         return .json(Self.wire(try mapped { try uploads.status(attId: attId, deviceId: identity.deviceId) }))
     }
 
     /// `PUT /v1/attachments/{attId}/chunks/{index}` with `X-Chunk-SHA256`.
     @Sendable func putChunk(_ request: Request) throws -> Response {
-        let identity = try admit(request)
+        let identity = try gate.admit(request, authenticatedBy: authenticator).identity
         let attId = try Self.attId(request)
         let index = try Self.chunkIndex(request)
         guard let header = request.headers["x-chunk-sha256"]?.lowercased(), FileDigest.isHexSHA256(header) else {
@@ -69,7 +69,7 @@ public struct AttachmentsController: Sendable {
 
     /// `POST /v1/attachments/{attId}/finalize`, optional body `{"chunkSha256": [...]}`.
     @Sendable func finalize(_ request: Request) throws -> Response {
-        let identity = try admit(request)
+        let identity = try gate.admit(request, authenticatedBy: authenticator).identity
         let attId = try Self.attId(request)
         let list = request.body.isEmpty ? nil : try request.decode(FinalizeRequest.self).chunkSha256
         let sha256 = try mapped { try uploads.finalize(attId: attId, chunkSHA256: list, deviceId: identity.deviceId) }
@@ -78,20 +78,13 @@ public struct AttachmentsController: Sendable {
 
     /// `GET /v1/attachments/{attId}/content`: the bytes, scope-checked, with ranges and ETag.
     @Sendable func content(_ request: Request) throws -> Response {
-        let identity = try admit(request)
+        let identity = try gate.admit(request, authenticatedBy: authenticator).identity
         let attId = try Self.attId(request)
         let content = try mapped { try uploads.content(attId: attId, principal: try principals.principal(for: identity)) }
         return ContentResponse.make(for: content, request: request)
     }
 
     // MARK: - Helpers
-
-    /// Authenticates the caller and admits the call through the sync gate.
-    private func admit(_ request: Request) throws -> DeviceIdentity {
-        let identity = try authenticator.authenticate(request)
-        _ = try gate.admit(request, identity: identity)
-        return identity
-    }
 
     /// Runs `body`, turning an `AttachmentError` into its protocol answer.
     private func mapped<T>(_ body: () throws -> T) throws -> T {

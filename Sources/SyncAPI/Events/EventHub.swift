@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Storage
 import Support
+import SyncProtocol
 import Synchronization
 
 /// The live-event fan-out of one FieldSync process.
@@ -171,8 +172,8 @@ public final class EventHub: Sendable {
     }
 
     private static func reset(id: Int64, reason: String) -> Data {
-        let data = (try? JSONEncoder().encode(["reason": reason])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        return ServerSentEvent.encode(id: id, event: "reset", data: data)
+        let data = JSONValue.object(["reason": .string(reason)]).canonicalData()
+        return ServerSentEvent.encode(id: id, event: "reset", data: String(decoding: data, as: UTF8.self))
     }
 
     // MARK: - Reading and fan-out

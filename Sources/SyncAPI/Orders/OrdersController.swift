@@ -31,7 +31,7 @@ public struct OrdersController: Sendable {
         let principal = try admitted(request)
         let key = try IdempotencyKeyHeader.value(of: request)
         let body = try OrderRequest.validated(from: request)
-        let receipt = try answeringSyncErrors { try orders.submit(body, idempotencyKey: key, by: principal) }
+        let receipt = try mappingSyncErrors { try orders.submit(body, idempotencyKey: key, by: principal) }
         var headers: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8"]
         if receipt.replayed { headers["Idempotent-Replayed"] = "true" }
         return Response(status: receipt.status, headers: headers, body: .bytes(receipt.body))
@@ -40,7 +40,7 @@ public struct OrdersController: Sendable {
     @Sendable func confirm(_ request: Request) throws -> Response {
         let principal = try officePrincipal(request)
         let orderId = try request.parameter("orderId")
-        return .json(try answeringSyncErrors { try orders.confirm(orderId, by: principal) })
+        return .json(try mappingSyncErrors { try orders.confirm(orderId, by: principal) })
     }
 
     @Sendable func reject(_ request: Request) throws -> Response {
@@ -50,14 +50,12 @@ public struct OrdersController: Sendable {
         guard !body.reason.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw HTTPError.validationFailed(field: "reason", message: "a rejection needs a reason")
         }
-        return .json(try answeringSyncErrors { try orders.reject(orderId, reason: body.reason, by: principal) })
+        return .json(try mappingSyncErrors { try orders.reject(orderId, reason: body.reason, by: principal) })
     }
 
     /// The authenticated caller, once the gate let the call through.
     private func admitted(_ request: Request) throws -> Principal {
-        let identity = try authenticator.authenticate(request)
-        _ = try gate.admit(request, identity: identity)
-        return try principals.principal(for: identity)
+        try principals.principal(for: try gate.admit(request, authenticatedBy: authenticator).identity)
     }
 
     /// The caller, who must be a dispatcher or an admin (checked before the body is read).
@@ -65,17 +63,6 @@ public struct OrdersController: Sendable {
         let principal = try admitted(request)
         guard principal.role.isOffice else { throw HTTPError.forbidden(message: "only dispatchers and admins decide orders") }
         return principal
-    }
-
-    /// Runs an order call; a busy key also says when to retry.
-    private func answeringSyncErrors<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as SyncError {
-            var answer = HTTPError(error)
-            if error.code == .requestInProgress { answer.headers["Retry-After"] = "1" }
-            throw answer
-        }
     }
 }
 

@@ -39,8 +39,7 @@ public struct ReportsController: Sendable {
     }
 
     @Sendable func sync(_ request: Request) throws -> Response {
-        let identity = try authenticator.authenticate(request)
-        let settings = try gate.admit(request, identity: identity)
+        let (identity, settings) = try gate.admit(request, authenticatedBy: authenticator)
         let body = try request.decode(ReportSyncRequest.self)
         // Each report is its own transaction; the push batch limit bounds one request's work.
         guard body.reports.count <= settings.maxOpsPerPush else {
@@ -55,8 +54,7 @@ public struct ReportsController: Sendable {
     }
 
     @Sendable func listAssignments(_ request: Request) throws -> Response {
-        let identity = try authenticator.authenticate(request)
-        let settings = try gate.admit(request, identity: identity)
+        let (identity, settings) = try gate.admit(request, authenticatedBy: authenticator)
         let since = try Self.since(request.query["since"])
         let page = try assignments.assignments(
             for: try principals.principal(for: identity), since: since, limit: settings.maxPullLimit)
@@ -72,8 +70,7 @@ public struct ReportsController: Sendable {
     static let maxPhotoRequestBytes = (50 << 20) + (64 << 10)
 
     @Sendable func uploadPhoto(_ request: Request) throws -> Response {
-        let identity = try authenticator.authenticate(request)
-        let settings = try gate.admit(request, identity: identity)
+        let (identity, settings) = try gate.admit(request, authenticatedBy: authenticator)
         let serverId = try request.parameter("serverId")
         guard let body = request.bodyFile else { throw HTTPError.internalError() }
         let part: MultipartFile

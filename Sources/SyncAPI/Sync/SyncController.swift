@@ -35,8 +35,7 @@ public struct SyncController: Sendable {
     }
 
     @Sendable func push(_ request: Request) throws -> Response {
-        let identity = try authenticator.authenticate(request)
-        let settings = try gate.admit(request, identity: identity)
+        let (identity, settings) = try gate.admit(request, authenticatedBy: authenticator)
         let body = try request.decode(PushRequest.self, quickly: PushRequest.init(quickly:))
         let principal = try principals.principal(for: identity)
         let visit = SyncVisit(principal: principal, appVersion: request.headers["x-app-version"])
@@ -53,8 +52,7 @@ public struct SyncController: Sendable {
     }
 
     @Sendable func pull(_ request: Request) throws -> Response {
-        let identity = try authenticator.authenticate(request)
-        let settings = try gate.admit(request, identity: identity)
+        let (identity, settings) = try gate.admit(request, authenticatedBy: authenticator)
         let limit = try Self.limit(request.query["limit"], maximum: settings.maxPullLimit)
         let cursor = try request.query["cursor"].map(decodeCursor)
         let principal = try principals.principal(for: identity)

@@ -3,11 +3,13 @@ import SyncEngine
 import SyncProtocol
 
 extension HTTPError {
-    /// A refused engine request as the protocol's error envelope and status.
+    /// A refused engine request as the protocol's error envelope and status; a request still
+    /// in progress (a busy idempotency key) also says when to retry.
     init(_ error: SyncError) {
         self.init(
             status: error.code.httpStatus, code: error.code.rawValue, message: error.message,
             details: (error.details ?? [:]).mapValues(JSONDetail.init))
+        if error.code == .requestInProgress { headers["Retry-After"] = "1" }
     }
 }
 

@@ -44,3 +44,17 @@ public struct SyncGate: Sendable {
         return current
     }
 }
+
+extension SyncGate {
+    /// Authenticates the caller of a device endpoint, then admits the call.
+    ///
+    /// The opening of every gated endpoint; the principal is left to the caller, since
+    /// resolving a supervisor's team costs a query that not every endpoint needs.
+    /// - Throws: what ``Authenticator/authenticate(_:)`` and ``admit(_:identity:)`` throw.
+    func admit(
+        _ request: Request, authenticatedBy authenticator: Authenticator
+    ) throws -> (identity: DeviceIdentity, settings: ServerSettings) {
+        let identity = try authenticator.authenticate(request)
+        return (identity, try admit(request, identity: identity))
+    }
+}

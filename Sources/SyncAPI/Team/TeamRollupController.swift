@@ -25,7 +25,7 @@ public struct TeamRollupController: Sendable {
         let team: String
         switch user.role {
         case .supervisor:
-            guard let own = user.teamId else { throw Self.forbidden("You are not in a team, so there is no roll-up to show.") }
+            guard let own = user.teamId else { throw HTTPError.forbidden(message: "You are not in a team, so there is no roll-up to show.") }
             team = own
         case .admin:
             guard let named = request.query["team"], !named.isEmpty else {
@@ -33,14 +33,10 @@ public struct TeamRollupController: Sendable {
             }
             team = named
         case .field, .dispatcher:
-            throw Self.forbidden("Only supervisors and administrators see team roll-ups.")
+            throw HTTPError.forbidden(message: "Only supervisors and administrators see team roll-ups.")
         }
         let members = try rollups.rollup(teamId: team)
         return .json(TeamRollupResponse(teamId: team, generatedAt: RFC3339.string(from: Date()), members: members.map(MemberFigures.init)))
-    }
-
-    static func forbidden(_ message: String) -> HTTPError {
-        HTTPError(status: 403, code: ErrorCode.forbidden.rawValue, message: message)
     }
 }
 
