@@ -23,12 +23,8 @@ struct BenchUploadCommand: Command {
         """
 
     func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
-        func number(_ name: String, _ fallback: Int) throws -> Int {
-            guard let text = arguments.value(name) else { return fallback }
-            guard let value = Int(text), value > 0 else { throw CommandError("--\(name) must be a positive number") }
-            return value
-        }
-        let clients = try number("clients", 8), megabytes = try number("megabytes", 50), chunkBytes = try number("chunk-kib", 256) << 10
+        let clients = try arguments.number("clients", 8), megabytes = try arguments.number("megabytes", 50)
+        let chunkBytes = try arguments.number("chunk-kib", 256) << 10
         let bench = try BenchServer.start(environment: environment)
         defer { bench.stop() }
         var settings = try bench.application.services.settings.current()
