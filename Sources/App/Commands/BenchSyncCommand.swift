@@ -28,10 +28,7 @@ struct BenchSyncCommand: Command {
         let pulls = try arguments.number("pulls", 200)
         let bench = try BenchServer.start(environment: environment)
         defer { bench.stop() }
-        var settings = try bench.application.services.settings.current()
-        settings.deviceRequestsPerSecond = 1_000_000
-        settings.deviceRequestBurst = 1_000_000
-        try bench.application.services.settings.update(settings, by: nil)
+        try bench.updateSettings()
         let client = BenchClient(base: "http://127.0.0.1:\(bench.application.port)")
         print("FieldSync sync benchmark (durable commits, loopback HTTP)")
         let pushers = try (0..<devices).map { _ in

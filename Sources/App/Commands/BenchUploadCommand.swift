@@ -27,11 +27,7 @@ struct BenchUploadCommand: Command {
         let chunkBytes = try arguments.number("chunk-kib", 256) << 10
         let bench = try BenchServer.start(environment: environment)
         defer { bench.stop() }
-        var settings = try bench.application.services.settings.current()
-        settings.deviceRequestsPerSecond = 1_000_000
-        settings.deviceRequestBurst = 1_000_000
-        settings.maxAttachmentBytes = max(settings.maxAttachmentBytes, megabytes << 20)
-        try bench.application.services.settings.update(settings, by: nil)
+        try bench.updateSettings { $0.maxAttachmentBytes = max($0.maxAttachmentBytes, megabytes << 20) }
         let client = ChunkClient(port: bench.application.port)
         print("FieldSync upload benchmark: \(megabytes) MB files in \(chunkBytes >> 10) KiB chunks, durable writes, loopback HTTP")
 

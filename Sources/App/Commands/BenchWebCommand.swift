@@ -34,11 +34,8 @@ struct BenchWebCommand: Command {
             openConflicts: try arguments.number("conflicts", 1_000, minimum: 0))
         let bench = try BenchServer.start(environment: environment)
         defer { bench.stop() }
+        try bench.updateSettings()
         let services = bench.application.services
-        var settings = try services.settings.current()
-        settings.deviceRequestsPerSecond = 1_000_000
-        settings.deviceRequestBurst = 1_000_000
-        try services.settings.update(settings, by: nil)
 
         let seeder = BackOfficeSeeder(database: services.database)
         let seconds = try measureMilliseconds {
