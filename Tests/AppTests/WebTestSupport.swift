@@ -201,14 +201,7 @@ private final class LoopbackSocket {
 
     /// Sends `request` and reads until the server closes the connection.
     func exchange(_ request: Data) throws -> Data {
-        try request.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let sent = Foundation.send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-                guard sent > 0 else { throw POSIXError(.EPIPE) }
-                offset += sent
-            }
-        }
+        try Loopback.send(request, on: descriptor)
         var response = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
