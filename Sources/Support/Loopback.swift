@@ -27,4 +27,18 @@ public enum Loopback {
         }
         return descriptor
     }
+
+    /// Writes all of `data` to `descriptor`, looping over partial writes.
+    /// - Throws: `POSIXError` when the socket fails (`MSG_NOSIGNAL`: a closed peer is an
+    ///   error here, not a `SIGPIPE` that ends the process).
+    public static func send(_ data: Data, on descriptor: Int32) throws {
+        try data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let sent = Foundation.send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                guard sent > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EPIPE) }
+                offset += sent
+            }
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import App
+import AppTesting
 import Foundation
 import Postgres
 import PostgresTesting
@@ -37,7 +38,7 @@ final class WebTestServer: Sendable {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         var configuration = AppConfiguration(resourcesDirectory: root)
         configuration.port = 0
-        configuration.databaseURL = Self.url(of: try TestDatabase.configuration())
+        configuration.databaseURL = DatabaseURL.string(for: try TestDatabase.configuration())
         configuration.databasePoolSize = 4
         configuration.workerThreads = 8
         configuration.passwordIterations = 1_000
@@ -74,17 +75,6 @@ final class WebTestServer: Sendable {
     /// A single number from SQL, e.g. a count.
     func integer(_ query: PostgresQuery) throws -> Int {
         try database.withConnection { try $0.query(query)[0].decode(0, as: Int.self) }
-    }
-
-    /// The `DATABASE_URL` form of a test database; a socket directory goes in `host=`.
-    private static func url(of database: PostgresConfiguration) -> String {
-        func escape(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text }
-        let credentials = escape(database.user) + (database.password.map { ":" + escape($0) } ?? "")
-        var query = database.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\(escape($0.value))" }
-        if let socket = database.unixSocketDirectory { query.append("host=\(escape(socket))") }
-        let host = database.host.contains(":") ? "[\(database.host)]" : database.host
-        return "postgres://\(credentials)@\(host):\(database.port)/\(escape(database.database))"
-            + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }
 }
 
@@ -201,14 +191,7 @@ private final class LoopbackSocket {
 
     /// Sends `request` and reads until the server closes the connection.
     func exchange(_ request: Data) throws -> Data {
-        try request.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let sent = Foundation.send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-                guard sent > 0 else { throw POSIXError(.EPIPE) }
-                offset += sent
-            }
-        }
+        try Loopback.send(request, on: descriptor)
         var response = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {

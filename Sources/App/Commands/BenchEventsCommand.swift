@@ -21,12 +21,8 @@ struct BenchEventsCommand: Command {
         """
 
     func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
-        func number(_ name: String, _ fallback: Int) throws -> Int {
-            guard let text = arguments.value(name) else { return fallback }
-            guard let value = Int(text), value > 0 else { throw CommandError("--\(name) must be a positive number") }
-            return value
-        }
-        let viewerCount = try number("viewers", 100), eventCount = try number("events", 200), rate = try number("rate", 20)
+        let viewerCount = try arguments.number("viewers", 100), eventCount = try arguments.number("events", 200)
+        let rate = try arguments.number("rate", 20)
         let bench = try BenchServer.start(environment: environment)
         defer { bench.stop() }
         let services = bench.application.services

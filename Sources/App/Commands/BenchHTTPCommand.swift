@@ -74,6 +74,17 @@ final class BenchServer: Sendable {
         return (issued.token, deviceId)
     }
 
+    /// Lifts the per-device rate limits (simulated devices send far faster than real ones),
+    /// then applies `adjust` and stores the settings.
+    func updateSettings(_ adjust: (inout ServerSettings) -> Void = { _ in }) throws {
+        let settings = application.services.settings
+        var current = try settings.current()
+        current.deviceRequestsPerSecond = 1_000_000
+        current.deviceRequestBurst = 1_000_000
+        adjust(&current)
+        try settings.update(current, by: nil)
+    }
+
     func stop() {
         application.shutdown()
         try? FileManager.default.removeItem(at: directory)

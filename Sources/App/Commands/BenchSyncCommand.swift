@@ -23,19 +23,12 @@ struct BenchSyncCommand: Command {
         """
 
     func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
-        func number(_ name: String, _ fallback: Int) throws -> Int {
-            guard let text = arguments.value(name) else { return fallback }
-            guard let value = Int(text), value > 0 else { throw CommandError("--\(name) must be a positive number") }
-            return value
-        }
-        let devices = try number("devices", 8), batches = try number("batches", 200)
-        let records = try number("records", 1_000_000), users = try number("users", 1_000), pulls = try number("pulls", 200)
+        let devices = try arguments.number("devices", 8), batches = try arguments.number("batches", 200)
+        let records = try arguments.number("records", 1_000_000), users = try arguments.number("users", 1_000)
+        let pulls = try arguments.number("pulls", 200)
         let bench = try BenchServer.start(environment: environment)
         defer { bench.stop() }
-        var settings = try bench.application.services.settings.current()
-        settings.deviceRequestsPerSecond = 1_000_000
-        settings.deviceRequestBurst = 1_000_000
-        try bench.application.services.settings.update(settings, by: nil)
+        try bench.updateSettings()
         let client = BenchClient(base: "http://127.0.0.1:\(bench.application.port)")
         print("FieldSync sync benchmark (durable commits, loopback HTTP)")
         let pushers = try (0..<devices).map { _ in

@@ -23,19 +23,11 @@ struct BenchUploadCommand: Command {
         """
 
     func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
-        func number(_ name: String, _ fallback: Int) throws -> Int {
-            guard let text = arguments.value(name) else { return fallback }
-            guard let value = Int(text), value > 0 else { throw CommandError("--\(name) must be a positive number") }
-            return value
-        }
-        let clients = try number("clients", 8), megabytes = try number("megabytes", 50), chunkBytes = try number("chunk-kib", 256) << 10
+        let clients = try arguments.number("clients", 8), megabytes = try arguments.number("megabytes", 50)
+        let chunkBytes = try arguments.number("chunk-kib", 256) << 10
         let bench = try BenchServer.start(environment: environment)
         defer { bench.stop() }
-        var settings = try bench.application.services.settings.current()
-        settings.deviceRequestsPerSecond = 1_000_000
-        settings.deviceRequestBurst = 1_000_000
-        settings.maxAttachmentBytes = max(settings.maxAttachmentBytes, megabytes << 20)
-        try bench.application.services.settings.update(settings, by: nil)
+        try bench.updateSettings { $0.maxAttachmentBytes = max($0.maxAttachmentBytes, megabytes << 20) }
         let client = ChunkClient(port: bench.application.port)
         print("FieldSync upload benchmark: \(megabytes) MB files in \(chunkBytes >> 10) KiB chunks, durable writes, loopback HTTP")
 

@@ -28,20 +28,14 @@ struct BenchWebCommand: Command {
     static let targetMilliseconds = 50.0
 
     func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
-        func number(_ name: String, _ fallback: Int, minimum: Int = 1) throws -> Int {
-            guard let text = arguments.value(name) else { return fallback }
-            guard let value = Int(text), value >= minimum else { throw CommandError("--\(name) must be a number of at least \(minimum)") }
-            return value
-        }
-        let requests = try number("requests", 100), warmup = try number("warmup", 5, minimum: 0)
-        let volume = BackOfficeVolume(devices: try number("devices", 1_000), ops: try number("ops", 100_000), openConflicts: try number("conflicts", 1_000, minimum: 0))
+        let requests = try arguments.number("requests", 100), warmup = try arguments.number("warmup", 5, minimum: 0)
+        let volume = BackOfficeVolume(
+            devices: try arguments.number("devices", 1_000), ops: try arguments.number("ops", 100_000),
+            openConflicts: try arguments.number("conflicts", 1_000, minimum: 0))
         let bench = try BenchServer.start(environment: environment)
         defer { bench.stop() }
+        try bench.updateSettings()
         let services = bench.application.services
-        var settings = try services.settings.current()
-        settings.deviceRequestsPerSecond = 1_000_000
-        settings.deviceRequestBurst = 1_000_000
-        try services.settings.update(settings, by: nil)
 
         let seeder = BackOfficeSeeder(database: services.database)
         let seconds = try measureMilliseconds {

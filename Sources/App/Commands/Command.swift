@@ -25,6 +25,16 @@ public struct CommandError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
+extension CommandLineArguments {
+    /// The whole number given for `--name`, or `fallback` when the option is absent.
+    /// - Throws: `CommandError` when the value is not a number of at least `minimum`.
+    func number(_ name: String, _ fallback: Int, minimum: Int = 1) throws -> Int {
+        guard let text = value(name) else { return fallback }
+        guard let number = Int(text), number >= minimum else { throw CommandError("--\(name) must be a number of at least \(minimum)") }
+        return number
+    }
+}
+
 /// Options every database-reaching command shares.
 enum CommonHelp {
     static let dataDir = """

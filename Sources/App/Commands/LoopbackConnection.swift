@@ -39,16 +39,10 @@ final class LoopbackConnection: @unchecked Sendable {
     }
 
     /// Writes `request` (head and body) and reads one response whose body has a `Content-Length`.
-    /// - Throws: `CommandError` when the socket fails, the server closes it, or the body is chunked.
+    /// - Throws: `POSIXError` when a write fails; `CommandError` when the server closes the
+    ///   connection or the body is chunked.
     func exchange(_ request: Data) throws -> LoopbackResponse {
-        try request.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let sent = send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-                guard sent > 0 else { throw CommandError("send: errno \(errno)") }
-                offset += sent
-            }
-        }
+        try Loopback.send(request, on: descriptor)
         let separator = Data("\r\n\r\n".utf8)
         while buffer.range(of: separator) == nil { try fill() }
         let headEnd = buffer.range(of: separator)!
