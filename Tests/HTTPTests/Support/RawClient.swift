@@ -43,15 +43,7 @@ final class RawConnection {
     /// Sends bytes; false when the server already closed the connection.
     @discardableResult
     func send(_ data: Data) -> Bool {
-        data.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let sent = Foundation.send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-                if sent <= 0 { return false }
-                offset += sent
-            }
-            return true
-        }
+        (try? Loopback.send(data, on: descriptor)) != nil
     }
 
     @discardableResult
