@@ -19,7 +19,7 @@ public final class Worker: Sendable {
     private let logger: Logger
     /// Signalled by `stop()` to end the wait between passes early.
     private let wakeUp = NSCondition()
-    private let state = Mutex<(running: Bool, thread: Thread?)>((false, nil))
+    private let running = Mutex(false)
 
     public init(jobs: [any Job], database: PostgresClient, interval: Duration, logger: Logger) {
         self.jobs = jobs
@@ -32,19 +32,19 @@ public final class Worker: Sendable {
     public func start() {
         let thread = Thread { [self] in loop() }
         thread.name = "fieldsync-worker"
-        state.withLock { $0 = (true, thread) }
+        running.withLock { $0 = true }
         thread.start()
     }
 
     /// Ends the loop after the current pass; returns at once.
     public func stop() {
-        state.withLock { $0.running = false }
+        running.withLock { $0 = false }
         wakeUp.lock()
         wakeUp.broadcast()
         wakeUp.unlock()
     }
 
-    private var isRunning: Bool { state.withLock { $0.running } }
+    private var isRunning: Bool { running.withLock { $0 } }
 
     private func loop() {
         while isRunning {

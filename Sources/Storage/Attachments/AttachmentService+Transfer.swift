@@ -25,8 +25,9 @@ extension AttachmentService {
         try store.transaction { tx in
             // The chunk's bytes are flushed before its row is written, and losing the row in a
             // crash only makes the session list the chunk as missing, so the device re-sends
-            // it: this commit need not wait for the WAL flush (one disk flush per chunk).
-            try tx.connection.execute("SET LOCAL synchronous_commit TO off")
+            // it: this commit need not wait for the WAL flush (one disk flush per chunk). Queued,
+            // so the setting travels with the session read rather than in a round trip of its own.
+            try tx.connection.enqueue(["SET LOCAL synchronous_commit TO off"])
             guard let session = try tx.session(deviceId: deviceId, attId: attId, lock: .keyShare) else {
                 throw AttachmentError.sessionNotFound
             }

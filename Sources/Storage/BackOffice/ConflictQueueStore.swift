@@ -40,11 +40,14 @@ public struct ConflictQueueStore: Sendable {
         self.database = database
     }
 
+    /// The team of conflict `c`'s record (its first `team:` scope key), if it has one.
+    private static let recordTeam = "(SELECT substr(k, 6) FROM unnest(c.scope_keys) k WHERE k LIKE 'team:%' ORDER BY k LIMIT 1)"
+
     /// Open conflicts with their author and team, joined once; both queries below filter it.
     private static let openConflicts = """
         WITH q AS (
           SELECT c.id, c.collection, c.opened_at, c.entry, u.username,
-                 COALESCE((SELECT substr(k, 6) FROM unnest(c.scope_keys) k WHERE k LIKE 'team:%' ORDER BY k LIMIT 1), u.team_id) AS team
+                 COALESCE(\(recordTeam), u.team_id) AS team
           FROM conflicts c LEFT JOIN users u ON u.id = c.author_id
           WHERE c.state = 'open')
         """
@@ -58,7 +61,8 @@ public struct ConflictQueueStore: Sendable {
     public func queue(collection: String?, teamId: String?, after: PageCursor? = nil, limit: Int = 100) throws -> ConflictQueue {
         let key = try (after ?? Self.start).checked([.timestamp, .text])
         return try database.withConnection { connection in
-            let rows = try connection.query(
+            // The page and the facets in one round trip.
+            let results = try connection.pipeline([
                 """
                 \(unescaped: Self.openConflicts)
                 SELECT (entry || '{"deviceRevision": {}, "serverRevision": {}}')::text, username, team,
@@ -66,9 +70,10 @@ public struct ConflictQueueStore: Sendable {
                 WHERE (\(collection)::text IS NULL OR collection = \(collection)) AND (\(teamId)::text IS NULL OR team = \(teamId))
                   AND (opened_at, id) > (\(key[0])::timestamptz, \(key[1]))
                 ORDER BY opened_at, id LIMIT \(limit + 1)
-                """)
-            let facets = try connection.query(
-                "\(unescaped: Self.openConflicts) SELECT collection, team, count(*) FROM q GROUP BY 1, 2")
+                """,
+                "\(unescaped: Self.openConflicts) SELECT collection, team, count(*) FROM q GROUP BY 1, 2",
+            ])
+            let (rows, facets) = (results[0], results[1])
             let counts = try facets.map { row in
                 (collection: try row.decode(0, as: String.self), team: try row.decode(1, as: String?.self), count: try row.decode(2, as: Int.self))
             }
@@ -96,8 +101,7 @@ public struct ConflictQueueStore: Sendable {
         let rows = try database.withConnection { connection in
             try connection.query(
                 """
-                SELECT c.entry::text, a.username, a.team_id, r.username,
-                       (SELECT substr(k, 6) FROM unnest(c.scope_keys) k WHERE k LIKE 'team:%' ORDER BY k LIMIT 1)
+                SELECT c.entry::text, a.username, a.team_id, r.username, \(unescaped: Self.recordTeam)
                 FROM conflicts c
                 LEFT JOIN users a ON a.id = c.author_id
                 LEFT JOIN users r ON r.id = c.entry->'resolution'->>'by'

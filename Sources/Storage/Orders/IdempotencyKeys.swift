@@ -32,29 +32,32 @@ struct StoredAnswer: Sendable {
 /// with the same key learns at once (without waiting) that the key is busy. Locks are
 /// visible across every FieldSync instance on the database.
 enum IdempotencyKeys {
-    /// Claims `scope` for this transaction; false when another transaction holds it.
-    static func tryClaim(_ scope: IdempotencyScope, on connection: PostgresConnection) throws -> Bool {
-        try connection.query("SELECT pg_try_advisory_xact_lock(hashtextextended(\(scope.lockName), 0))")[0].decode(0, as: Bool.self)
-    }
-
-    /// The answer of an earlier request with this key, if one completed.
+    /// Claims `scope` for this transaction (false when another transaction holds it) and reads
+    /// the answer of an earlier request with this key, if one completed; one round trip.
     ///
-    /// Read after `tryClaim`: a request that held the claim before has committed or rolled
-    /// back by then, and a READ COMMITTED statement sees its row when it committed.
-    static func answer(for scope: IdempotencyScope, on connection: PostgresConnection) throws -> StoredAnswer? {
-        try connection.query("""
+    /// The answer is read after the claim: a request that held the claim before has committed
+    /// or rolled back by then, and a READ COMMITTED statement sees its row when it committed.
+    /// Without the claim the answer means nothing.
+    static func claim(_ scope: IdempotencyScope, on connection: PostgresConnection) throws -> (claimed: Bool, answer: StoredAnswer?) {
+        let results = try connection.pipeline([
+            "SELECT pg_try_advisory_xact_lock(hashtextextended(\(scope.lockName), 0))",
+            """
             SELECT fingerprint, status, body FROM idempotency_keys
             WHERE user_id = \(scope.userId) AND endpoint = \(scope.endpoint) AND key = \(scope.key)
-            """).first.map { row in
+            """,
+        ])
+        let answer = try results[1].first.map { row in
             StoredAnswer(fingerprint: try row.decode(0), status: try row.decode(1), body: try row.decode(2))
         }
+        return (try results[0][0].decode(0, as: Bool.self), answer)
     }
 
-    /// Stores the answer of the request that holds the claim (commits with its effects).
+    /// Stores the answer of the request that holds the claim (commits with its effects). Queued:
+    /// nothing reads its result, so it goes out with the commit instead of in a trip of its own.
     static func store(_ answer: StoredAnswer, for scope: IdempotencyScope, on connection: PostgresConnection) throws {
-        try connection.execute("""
+        try connection.enqueue(["""
             INSERT INTO idempotency_keys (user_id, endpoint, key, fingerprint, status, body)
             VALUES (\(scope.userId), \(scope.endpoint), \(scope.key), \(answer.fingerprint), \(answer.status), \(answer.body))
-            """)
+            """])
     }
 }

@@ -51,10 +51,11 @@ public struct OrderService: Sendable {
         let scope = IdempotencyScope(userId: principal.userId, endpoint: Self.endpoint, key: idempotencyKey)
         let fingerprint = try Self.fingerprint(of: request)
         return try store.transaction { connection, transaction in
-            guard try IdempotencyKeys.tryClaim(scope, on: connection) else {
+            let (claimed, earlier) = try IdempotencyKeys.claim(scope, on: connection)
+            guard claimed else {
                 throw SyncError(.requestInProgress, "a request with this Idempotency-Key is still being processed; retry shortly")
             }
-            if let stored = try IdempotencyKeys.answer(for: scope, on: connection) {
+            if let stored = earlier {
                 guard stored.fingerprint == fingerprint else {
                     throw SyncError(.idempotencyKeyReused, "this Idempotency-Key was used with a different request body")
                 }

@@ -59,13 +59,12 @@ public final class SettingsStore: Sendable {
     @discardableResult
     public func update(_ settings: ServerSettings, by userId: String?, on connection: PostgresConnection) throws -> [SettingChange] {
         try connection.transaction { connection in
-            try connection.query("SELECT pg_advisory_xact_lock(\(Self.updateLockKey))")
+            // The lock travels with the read of the old values, and the writes with the event's
+            // statements: an update costs the same few round trips however many keys change.
+            try connection.enqueue(["SELECT pg_advisory_xact_lock(\(Self.updateLockKey))"])
             let changes = try Self.changes(from: try Self.load(on: connection), to: settings)
             guard !changes.isEmpty else { return [] }
-            try connection.query("SELECT pg_notify(\(Self.changeChannel), '')")
-            for change in changes {
-                try store(change, by: userId, on: connection)
-            }
+            try connection.enqueue(["SELECT pg_notify(\(Self.changeChannel), '')"] + changes.flatMap { Self.store($0, by: userId) })
             let keys = JSONValue.array(changes.map { .string($0.key) })
             try EventOutbox.append(
                 [PendingEvent(type: "settings.changed", data: .object(["keys": keys]), audience: [])], on: connection)
@@ -73,18 +72,19 @@ public final class SettingsStore: Sendable {
         }
     }
 
-    private func store(_ change: SettingChange, by userId: String?, on connection: PostgresConnection) throws {
+    /// The upsert of `change`'s new value and its audit row.
+    private static func store(_ change: SettingChange, by userId: String?) -> [PostgresQuery] {
         let old = PostgresJSON(data: Data(change.old.utf8))
         let new = PostgresJSON(data: Data(change.new.utf8))
-        try connection.execute(
+        return [
             """
             INSERT INTO settings (key, value, updated_by) VALUES (\(change.key), \(new), \(userId))
             ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now(), updated_by = excluded.updated_by
-            """)
-        try connection.execute(
+            """,
             """
             INSERT INTO settings_audit (changed_by, key, old_value, new_value) VALUES (\(userId), \(change.key), \(old), \(new))
-            """)
+            """,
+        ]
     }
 
     /// The keys whose canonical JSON differs between `old` and `new`, sorted by key.

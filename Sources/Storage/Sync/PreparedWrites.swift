@@ -16,8 +16,13 @@ struct PreparedWrites {
     init(_ draft: WriteSet) {
         opLog = OpLogRow.FixedColumns(draft.opLog)
         records = RecordRow.FixedColumns(draft.records)
-        let headers = draft.events.map(\.header) + (draft.visit.map { [PendingEvent.deviceSynced($0, kind: Self.visitKind).header] } ?? [])
-        events = EventOutbox.Headers(types: headers.map(\.type), audiences: headers.map(\.audience))
+        events = Self.eventHeaders(draft)
+    }
+
+    /// The outbox headers of `writes`' events, its visit's `device.synced` last.
+    private static func eventHeaders(_ writes: WriteSet) -> EventOutbox.Headers {
+        let headers = writes.events.map(\.header) + (writes.visit.map { [PendingEvent.deviceSynced($0, kind: visitKind).header] } ?? [])
+        return EventOutbox.Headers(types: headers.map(\.type), audiences: headers.map(\.audience))
     }
 
     /// The `kind` of a push's `device.synced` event.
@@ -32,7 +37,8 @@ struct PreparedWrites {
         ].compactMap { $0 }
         let data = writes.events.map(\.data) + (writes.visit.map { [PendingEvent.deviceSynced($0, kind: Self.visitKind).data] } ?? [])
         if !data.isEmpty, lockCounter { statements += SequenceCounter.lock }
-        let headers = data.count == events.count ? events : Self(writes).events
+        // A count that differs from the draft's: only the headers are encoded again, not the rows.
+        let headers = data.count == events.count ? events : Self.eventHeaders(writes)
         statements += EventOutbox.statements(headers, data: data)
         if let device = writes.deviceHighWater {
             statements.append("UPDATE devices SET received_through = \(device.highWater) WHERE device_id = \(device.deviceId)")

@@ -36,8 +36,9 @@ public struct PullStore: Sendable {
         for principal: Principal, after position: Int64, initialSyncStart: Int64?, startInitialSync: Bool, limit: Int
     ) throws -> PullPage {
         try database.withTransaction { connection in
-            // One snapshot for the counter, the records and the exits.
-            try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            // One snapshot for the counter, the records and the exits. Queued, so it travels with
+            // `BEGIN` and the counter read instead of costing a round trip of its own.
+            try connection.enqueue(["SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"])
             let newServerSeq = try connection.query("SELECT value FROM sequence_counter")[0].decode(0, as: Int64.self)
             let start = startInitialSync ? newServerSeq : initialSyncStart
             let visible = principal.visibleScopeKeys.map { $0.sorted() }
