@@ -64,6 +64,8 @@ extension PostgresConnection {
     /// Best-effort rollback: if it fails the connection is lost, and the pool discards it.
     /// Queued statements are dropped; when not even `BEGIN` went out, there is nothing to undo.
     private func roll(back sql: String) {
+        // Only this unit's statements can be queued here: `SAVEPOINT` went out through
+        // `executeScript`, which sent the outer transaction's queue first.
         queued.removeAll()
         guard transactionStatus != PQTRANS_IDLE else { return }
         do {
