@@ -1,9 +1,12 @@
 # FieldSync — the two commands a fresh Debian machine needs are `make run` and `make test`.
 SWIFT ?= swift
-PYTHON ?= python3
+# The project's own Python environment (scripts/python-env): Debian's interpreter plus the
+# pinned packages of scripts/python-requirements.txt; -E -s keep PYTHONPATH and the user's
+# site-packages out.
+PYTHON = .build/python/bin/python -E -s
 BROWSER_TESTS = $(PYTHON) -m unittest discover --start-directory Tests/Browser --verbose
 
-.PHONY: run test test-browser build release packages browser-packages bench-http bench-sync bench-web clean
+.PHONY: run test test-browser build release packages browser-packages python-env bench-http bench-sync bench-web clean
 
 ## Installs missing system packages, builds a release binary and serves on the embedded PostgreSQL.
 run: packages release
@@ -11,13 +14,13 @@ run: packages release
 
 ## Installs missing system packages and runs the whole test suite against a throwaway PostgreSQL:
 ## the Swift tests, then the browser tests (headless Chromium driving a real server).
-test: packages browser-packages
+test: packages browser-packages python-env
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(BROWSER_TESTS)
 
 ## Only the browser tests (builds the debug server they start).
-test-browser: browser-packages
+test-browser: browser-packages python-env
 	$(SWIFT) build --product fieldsync
 	$(BROWSER_TESTS)
 
@@ -31,7 +34,12 @@ packages:
 	@scripts/install-system-packages
 
 browser-packages:
-	@scripts/install-system-packages chromium chromium-driver python3-selenium
+	@scripts/install-system-packages chromium chromium-driver
+
+## Creates or refreshes .build/python and proves the browser tests import nothing from outside it.
+python-env:
+	@scripts/python-env
+	@scripts/check-python-isolation Tests/Browser
 
 ## Benchmarks (figures printed; nothing asserted).
 bench-http: release

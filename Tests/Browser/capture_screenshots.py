@@ -1,10 +1,10 @@
-#!/usr/bin/env python3
 """Screenshots of the FieldSync back-office, taken with headless Chromium.
 
-Usage (against a running server, e.g. `fieldsync serve --port 8099`; needs the
-Debian packages chromium, chromium-driver and python3-selenium):
+Usage (against a running server, e.g. `fieldsync serve --port 8099`; needs Debian's
+chromium and chromium-driver, and the project's Python environment, which
+`scripts/python-env` creates in .build/python):
 
-    python3 Tests/Browser/capture_screenshots.py --base http://127.0.0.1:8099 \
+    .build/python/bin/python Tests/Browser/capture_screenshots.py --base http://127.0.0.1:8099 \
         --password "$FIELDSYNC_ADMIN_PASSWORD" [--seed]
 
 --seed first creates demo users through the back-office forms, signs demo
