@@ -17,11 +17,11 @@ extension HTTPServer {
         public var mhdThreads: Int
         /// The most handlers running at once, each on its own thread. Default 64.
         public var workerThreads: Int
-        /// Requests that may wait for a worker; beyond it the answer is 503 `SERVER_BUSY`. Default 1024.
+        /// Requests that may wait for a worker; beyond it the answer is `HTTPFailure.busy` (503). Default 1024.
         public var workerQueueLimit: Int
-        /// The body cap unless a route sets its own; beyond it 413 `PAYLOAD_TOO_LARGE`. Default 1 MiB.
+        /// The body cap unless a route sets its own; beyond it `HTTPFailure.payloadTooLarge` (413). Default 1 MiB.
         public var maxBodyBytes: Int
-        /// The cap on all header fields together; beyond it 431 `HEADERS_TOO_LARGE`. Default 16 KiB.
+        /// The cap on all header fields together; beyond it `HTTPFailure.headersTooLarge` (431). Default 16 KiB.
         public var maxHeaderBytes: Int
         /// Concurrent connections accepted. Default 1000.
         public var connectionLimit: Int

@@ -97,7 +97,7 @@ private final class BackOfficeFeedServer: Sendable {
         let events = LiveEventsController(authenticator: services.authenticator, principals: services.principals, hub: services.events)
         let router = Router()
         router.add(.GET, "/admin/events") { request in
-            guard let user = try services.accounts.user(id: request.headers["X-Test-User"] ?? "") else { throw HTTPError.unauthenticated() }
+            guard let user = try services.accounts.user(id: request.headers["X-Test-User"] ?? "") else { throw APIError.unauthenticated() }
             return try events.backOfficeFeed(for: user, request: request) { true }
         }
         http = HTTPServer(configuration: .init(port: 0), router: router, logger: Logger(label: "test", level: .warning))

@@ -1,21 +1,23 @@
 import Foundation
 import HTTP
+import SyncAPI
+import SyncProtocol
 import Testing
 
 @Suite("Serving over loopback")
 struct ServerRoutingTests {
     private static func routes(_ router: Router) {
         router.add(.GET, "/v1/attachments/{attId}/chunks/{index}") { request in
-            .json([
+            try .json([
                 "attId": try request.parameter("attId"), "index": try request.parameter("index"),
                 "query": request.query["q"] ?? "", "cookie": request.cookies["session"] ?? "",
                 "remote": request.remoteAddress, "path": request.path,
             ])
         }
         router.add(.POST, "/echo") { request in Response(status: 201, body: .bytes(request.body)) }
-        router.add(.GET, "/fail") { _ in throw HTTPError(status: 409, code: "ORDER_NOT_SUBMITTED", message: "No.", headers: ["Retry-After": "3"]) }
+        router.add(.GET, "/fail") { _ in throw APIError(.orderNotSubmitted, "No.", headers: ["Retry-After": "3"]) }
         router.add(.POST, "/decode") { request in
-            .json(try request.decode([String: JSONDetail].self))
+            try .json(request.decode([String: JSONValue].self))
         }
         router.add(.GET, "/crash") { _ in throw CocoaError(.fileReadCorruptFile) }
     }
@@ -77,8 +79,8 @@ struct ServerRoutingTests {
         }
     }
 
-    @Test("renders a thrown HTTPError as its envelope with its headers")
-    func thrownHTTPError() throws {
+    @Test("renders a thrown HTTPResponseError as its envelope with its headers")
+    func thrownResponseError() throws {
         let test = try TestServer(routes: Self.routes)
         defer { test.stop() }
         let response = try rawRequest(port: test.port, "GET", "/fail")

@@ -131,7 +131,7 @@ struct StreamingTests {
                 let file = try #require(request.bodyFile)
                 seenPath.withLock { $0 = file.path }
                 let contents = try Data(contentsOf: file)
-                return .json(["bytes": contents.count, "inMemory": request.body.count, "sum": contents.reduce(0) { $0 &+ Int($1) }])
+                return try .json(["bytes": contents.count, "inMemory": request.body.count, "sum": contents.reduce(0) { $0 &+ Int($1) }])
             }
         }
         defer { test.stop() }

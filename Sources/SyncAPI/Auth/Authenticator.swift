@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import Storage
 import Support
+import SyncProtocol
 import Synchronization
 
 /// The caller of a device endpoint, established from its bearer token.
@@ -40,14 +41,14 @@ public final class Authenticator: Sendable {
     ///   token) or 403 `ACCOUNT_SUSPENDED`.
     public func authenticate(_ request: Request) throws -> DeviceIdentity {
         guard let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") else {
-            throw HTTPError.unauthenticated()
+            throw APIError.unauthenticated()
         }
         let token = String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
         guard !token.isEmpty, token.count <= 256, let grant = try grant(for: token), grant.expiresAt > Date() else {
-            throw HTTPError.unauthenticated()
+            throw APIError.unauthenticated()
         }
         guard !grant.user.suspended else {
-            throw HTTPError(status: 403, code: "ACCOUNT_SUSPENDED", message: "This account is suspended.")
+            throw APIError(.accountSuspended, "This account is suspended.")
         }
         return DeviceIdentity(user: grant.user, deviceId: grant.deviceId, token: token)
     }

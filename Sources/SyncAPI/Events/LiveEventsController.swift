@@ -21,8 +21,8 @@ public struct LiveEventsController: Sendable {
         self.hub = hub
     }
 
-    public func register(on router: Router) {
-        router.add(.GET, "/v1/events", handler: deviceFeed)
+    public func register(on routes: APIRoutes) {
+        routes.add(.GET, "/v1/events", handler: deviceFeed)
     }
 
     @Sendable func deviceFeed(_ request: Request) throws -> Response {

@@ -21,17 +21,17 @@ public struct OrdersController: Sendable {
         self.orders = orders
     }
 
-    public func register(on router: Router) {
-        router.add(.POST, "/v1/orders", handler: submit)
-        router.add(.POST, "/v1/orders/{orderId}/confirm", handler: confirm)
-        router.add(.POST, "/v1/orders/{orderId}/reject", handler: reject)
+    public func register(on routes: APIRoutes) {
+        routes.add(.POST, "/v1/orders", handler: submit)
+        routes.add(.POST, "/v1/orders/{orderId}/confirm", handler: confirm)
+        routes.add(.POST, "/v1/orders/{orderId}/reject", handler: reject)
     }
 
     @Sendable func submit(_ request: Request) throws -> Response {
         let principal = try admitted(request)
         let key = try IdempotencyKeyHeader.value(of: request)
         let body = try OrderRequest.validated(from: request)
-        let receipt = try mappingSyncErrors { try orders.submit(body, idempotencyKey: key, by: principal) }
+        let receipt = try orders.submit(body, idempotencyKey: key, by: principal)
         var headers: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8"]
         if receipt.replayed { headers["Idempotent-Replayed"] = "true" }
         return Response(status: receipt.status, headers: headers, body: .bytes(receipt.body))
@@ -40,7 +40,7 @@ public struct OrdersController: Sendable {
     @Sendable func confirm(_ request: Request) throws -> Response {
         let principal = try officePrincipal(request)
         let orderId = try request.parameter("orderId")
-        return .json(try mappingSyncErrors { try orders.confirm(orderId, by: principal) })
+        return try .json(orders.confirm(orderId, by: principal))
     }
 
     @Sendable func reject(_ request: Request) throws -> Response {
@@ -48,9 +48,9 @@ public struct OrdersController: Sendable {
         let orderId = try request.parameter("orderId")
         let body = try request.decode(RejectOrderRequest.self)
         guard !body.reason.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            throw HTTPError.validationFailed(field: "reason", message: "a rejection needs a reason")
+            throw APIError.validationFailed(field: "reason", "a rejection needs a reason")
         }
-        return .json(try mappingSyncErrors { try orders.reject(orderId, reason: body.reason, by: principal) })
+        return try .json(orders.reject(orderId, reason: body.reason, by: principal))
     }
 
     /// The authenticated caller, once the gate let the call through.
@@ -61,7 +61,7 @@ public struct OrdersController: Sendable {
     /// The caller, who must be a dispatcher or an admin (checked before the body is read).
     private func officePrincipal(_ request: Request) throws -> Principal {
         let principal = try admitted(request)
-        guard principal.role.isOffice else { throw HTTPError.forbidden(message: "only dispatchers and admins decide orders") }
+        guard principal.role.isOffice else { throw APIError.forbidden("only dispatchers and admins decide orders") }
         return principal
     }
 }
@@ -75,11 +75,10 @@ enum IdempotencyKeyHeader {
     /// - Throws: 400 `IDEMPOTENCY_KEY_REQUIRED` when absent or blank, 400 `VALIDATION_FAILED` when malformed.
     static func value(of request: Request) throws -> String {
         guard let key = request.headers[name]?.trimmingCharacters(in: .whitespaces), !key.isEmpty else {
-            throw HTTPError(
-                status: 400, code: ErrorCode.idempotencyKeyRequired.rawValue, message: "POST /v1/orders needs an Idempotency-Key header")
+            throw APIError(.idempotencyKeyRequired, "POST /v1/orders needs an Idempotency-Key header")
         }
         guard key.utf8.count <= maxLength, key.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) else {
-            throw HTTPError.validationFailed(field: name, message: "an Idempotency-Key is 1-\(maxLength) visible ASCII characters")
+            throw APIError.validationFailed(field: name, "an Idempotency-Key is 1-\(maxLength) visible ASCII characters")
         }
         return key
     }

@@ -28,12 +28,12 @@ public struct ReportsController: Sendable {
         self.schemaVersion = schemaVersion
     }
 
-    public func register(on router: Router) {
-        router.add(.POST, "/v1/reports/sync", handler: sync)
-        router.add(.GET, "/v1/assignments", handler: listAssignments)
+    public func register(on routes: APIRoutes) {
+        routes.add(.POST, "/v1/reports/sync", handler: sync)
+        routes.add(.GET, "/v1/assignments", handler: listAssignments)
         // One photo per request, streamed to disk as it arrives; the cap leaves room for the
         // multipart framing around the largest attachment the default settings allow.
-        router.add(
+        routes.add(
             .POST, "/v1/reports/{serverId}/photos", options: RouteOptions(maxBodyBytes: Self.maxPhotoRequestBytes, streamsBodyToFile: true),
             handler: uploadPhoto)
     }
@@ -43,10 +43,10 @@ public struct ReportsController: Sendable {
         let body = try request.decode(ReportSyncRequest.self)
         // Each report is its own transaction; the push batch limit bounds one request's work.
         guard body.reports.count <= settings.maxOpsPerPush else {
-            throw HTTPError.validationFailed(field: "reports", message: "at most \(settings.maxOpsPerPush) reports per request")
+            throw APIError.validationFailed(field: "reports", "at most \(settings.maxOpsPerPush) reports per request")
         }
         let principal = try principals.principal(for: identity)
-        let results = try mappingSyncErrors { try reports.sync(body, by: principal) }
+        let results = try reports.sync(body, by: principal)
         return respond([
             "results": .array(results.map(\.jsonValue)), "minSupportedAppVersion": .string(settings.minSupportedAppVersion),
             "serverSchemaVersion": .int(Int64(schemaVersion)),
@@ -72,24 +72,18 @@ public struct ReportsController: Sendable {
     @Sendable func uploadPhoto(_ request: Request) throws -> Response {
         let (identity, settings) = try gate.admit(request, authenticatedBy: authenticator)
         let serverId = try request.parameter("serverId")
-        guard let body = request.bodyFile else { throw HTTPError.internalError() }
+        guard let body = request.bodyFile else { throw APIError.internalError() }
         let part: MultipartFile
         do {
             let boundary = try MultipartFileReader.boundary(contentType: request.headers["content-type"])
             var reader = try MultipartFileReader(body: body, boundary: boundary)
             part = try reader.firstFile(into: body.deletingLastPathComponent())
         } catch let error as MultipartError {
-            throw HTTPError.validationFailed(field: "photo", message: "unreadable multipart/form-data body: \(error)")
+            throw APIError.validationFailed(field: "photo", "unreadable multipart/form-data body: \(error)")
         }
         defer { try? FileManager.default.removeItem(at: part.url) }
         let principal = try principals.principal(for: identity)
-        let receipt = try mappingSyncErrors {
-            do {
-                return try photos.attach(part.url, contentType: part.contentType ?? "application/octet-stream", to: serverId, by: principal)
-            } catch let error as AttachmentError {
-                throw error.httpError
-            }
-        }
+        let receipt = try photos.attach(part.url, contentType: part.contentType ?? "application/octet-stream", to: serverId, by: principal)
         return respond([
             "serverId": .string(receipt.serverId), "attachmentId": .string(receipt.attachmentId),
             "revision": receipt.revision.map(JSONValue.int) ?? .null,
@@ -107,7 +101,7 @@ public struct ReportsController: Sendable {
     static func since(_ text: String?) throws -> Int64 {
         guard let text else { return 0 }
         guard let value = Int64(text), value >= 0 else {
-            throw HTTPError.validationFailed(field: "since", message: "since must be a revision (an integer >= 0)")
+            throw APIError.validationFailed(field: "since", "since must be a revision (an integer >= 0)")
         }
         return value
     }

@@ -17,26 +17,25 @@ public struct ConflictsController: Sendable {
         self.changes = changes
     }
 
-    public func register(on router: Router) {
-        router.add(.GET, "/v1/conflicts", handler: list)
-        router.add(.POST, "/v1/conflicts/{id}/resolve", handler: resolve)
+    public func register(on routes: APIRoutes) {
+        routes.add(.GET, "/v1/conflicts", handler: list)
+        routes.add(.POST, "/v1/conflicts/{id}/resolve", handler: resolve)
     }
 
     @Sendable func list(_ request: Request) throws -> Response {
         let principal = try principals.principal(for: try authenticator.authenticate(request))
         let state = try request.query["state"].map { text -> ConflictState in
             guard let state = ConflictState(rawValue: text) else {
-                throw HTTPError.validationFailed(field: "state", message: "state must be open or resolved")
+                throw APIError.validationFailed(field: "state", "state must be open or resolved")
             }
             return state
         }
-        return .json(ConflictListResponse(conflicts: try conflicts.list(for: principal, state: state)))
+        return try .json(ConflictListResponse(conflicts: try conflicts.list(for: principal, state: state)))
     }
 
     @Sendable func resolve(_ request: Request) throws -> Response {
         let principal = try principals.principal(for: try authenticator.authenticate(request))
         let body = try request.decode(ResolveRequest.self)
-        let entry = try mappingSyncErrors { try changes.resolveConflict(try request.parameter("id"), body, by: principal) }
-        return .json(entry)
+        return try .json(changes.resolveConflict(try request.parameter("id"), body, by: principal))
     }
 }

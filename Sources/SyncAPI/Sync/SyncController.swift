@@ -29,9 +29,9 @@ public struct SyncController: Sendable {
         self.schema = schema
     }
 
-    public func register(on router: Router) {
-        router.add(.POST, "/v1/sync/push", handler: push)
-        router.add(.GET, "/v1/sync/pull", handler: pull)
+    public func register(on routes: APIRoutes) {
+        routes.add(.POST, "/v1/sync/push", handler: push)
+        routes.add(.GET, "/v1/sync/pull", handler: pull)
     }
 
     @Sendable func push(_ request: Request) throws -> Response {
@@ -39,7 +39,7 @@ public struct SyncController: Sendable {
         let body = try request.decode(PushRequest.self, quickly: PushRequest.init(quickly:))
         let principal = try principals.principal(for: identity)
         let visit = SyncVisit(principal: principal, appVersion: request.headers["x-app-version"])
-        let outcome = try mappingSyncErrors { try pushes.push(body, by: principal, configuration: limits(settings), visit: visit) }
+        let outcome = try pushes.push(body, by: principal, configuration: limits(settings), visit: visit)
         // The push's own transaction recorded the visit, unless every op failed in the fallback.
         let newServerSeq = try outcome.newServerSeq ?? devices.recordSync(visit, kind: "push")
         // Written through JSONValue: the same JSON as `PushResponse`, without JSONEncoder's cost.
@@ -54,7 +54,7 @@ public struct SyncController: Sendable {
     @Sendable func pull(_ request: Request) throws -> Response {
         let (identity, settings) = try gate.admit(request, authenticatedBy: authenticator)
         let limit = try Self.limit(request.query["limit"], maximum: settings.maxPullLimit)
-        let cursor = try request.query["cursor"].map(decodeCursor)
+        let cursor = try request.query["cursor"].map { try cursors.decode($0) }
         let principal = try principals.principal(for: identity)
         let page = try pulls.page(
             for: principal, after: cursor?.position ?? 0, initialSyncStart: cursor?.initialSyncStart, startInitialSync: cursor == nil,
@@ -76,23 +76,11 @@ public struct SyncController: Sendable {
         return configuration
     }
 
-    private func decodeCursor(_ text: String) throws -> PullCursor {
-        do {
-            return try cursors.decode(text)
-        } catch .invalid {
-            throw HTTPError(status: 400, code: ErrorCode.cursorInvalid.rawValue, message: "This cursor was not issued by this server.")
-        } catch .expired {
-            throw HTTPError(
-                status: 410, code: ErrorCode.cursorExpired.rawValue,
-                message: "This cursor is older than 30 days. Download again without a cursor; queued changes are kept.")
-        }
-    }
-
     /// The page size: 500 by default, clamped to the configured maximum.
     static func limit(_ text: String?, maximum: Int) throws -> Int {
         guard let text else { return maximum }
         guard let value = Int(text), value >= 1 else {
-            throw HTTPError.validationFailed(field: "limit", message: "limit must be a positive integer")
+            throw APIError.validationFailed(field: "limit", "limit must be a positive integer")
         }
         return min(value, maximum)
     }

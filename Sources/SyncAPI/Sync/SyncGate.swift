@@ -21,25 +21,23 @@ public struct SyncGate: Sendable {
     public func admit(_ request: Request, identity: DeviceIdentity) throws -> ServerSettings {
         let current = try settings.current()
         if current.maintenanceMode {
-            throw HTTPError(
-                status: 503, code: "MAINTENANCE", message: "FieldSync is in maintenance. Your data is safe on the device; sync will resume.",
-                headers: HTTPHeaders([("Retry-After", String(current.maintenanceRetryAfterSeconds))]))
+            throw APIError(
+                .maintenance, "FieldSync is in maintenance. Your data is safe on the device; sync will resume.",
+                headers: ["Retry-After": String(current.maintenanceRetryAfterSeconds)])
         }
         // Sync calls must say their version; one that cannot be read is not let past the floor.
         if let floorText = current.hardMinimumAppVersion, let floor = AppVersion(floorText),
             (request.headers["x-app-version"].flatMap(AppVersion.init).map { $0 < floor } ?? true)
         {
-            throw HTTPError(
-                status: 426, code: "UPGRADE_REQUIRED",
-                message: "This app version can no longer sync. Update to \(floorText) or later.",
+            throw APIError(
+                .upgradeRequired, "This app version can no longer sync. Update to \(floorText) or later.",
                 details: ["minimumVersion": .string(floorText)])
         }
         if let wait = limiter.acquire(
             identity.deviceId, perSecond: Double(current.deviceRequestsPerSecond), burst: current.deviceRequestBurst)
         {
-            throw HTTPError(
-                status: 429, code: "RATE_LIMITED", message: "Too many sync calls from this device. Retry in \(wait) seconds.",
-                headers: HTTPHeaders([("Retry-After", String(wait))]))
+            throw APIError(
+                .rateLimited, "Too many sync calls from this device. Retry in \(wait) seconds.", headers: ["Retry-After": String(wait)])
         }
         return current
     }

@@ -21,8 +21,8 @@ public struct ConfigController: Sendable {
         self.authenticator = authenticator
     }
 
-    public func register(on router: Router) {
-        router.add(.GET, "/v1/config", handler: config)
+    public func register(on routes: APIRoutes) {
+        routes.add(.GET, "/v1/config", handler: config)
     }
 
     @Sendable func config(_ request: Request) throws -> Response {

@@ -24,8 +24,8 @@ public struct HealthController: Sendable {
         downBody = (try? encoder.encode(HealthResponse(status: "unavailable", database: "unreachable", version: version))) ?? Data()
     }
 
-    public func register(on router: Router) {
-        router.add(.GET, "/v1/health", handler: health)
+    public func register(on routes: APIRoutes) {
+        routes.add(.GET, "/v1/health", handler: health)
     }
 
     @Sendable func health(_ request: Request) throws -> Response {

@@ -16,8 +16,8 @@ public struct TeamRollupController: Sendable {
         self.rollups = rollups
     }
 
-    public func register(on router: Router) {
-        router.add(.GET, "/v1/team/rollup", handler: rollup)
+    public func register(on routes: APIRoutes) {
+        routes.add(.GET, "/v1/team/rollup", handler: rollup)
     }
 
     @Sendable func rollup(_ request: Request) throws -> Response {
@@ -25,18 +25,18 @@ public struct TeamRollupController: Sendable {
         let team: String
         switch user.role {
         case .supervisor:
-            guard let own = user.teamId else { throw HTTPError.forbidden(message: "You are not in a team, so there is no roll-up to show.") }
+            guard let own = user.teamId else { throw APIError.forbidden("You are not in a team, so there is no roll-up to show.") }
             team = own
         case .admin:
             guard let named = request.query["team"], !named.isEmpty else {
-                throw HTTPError.validationFailed(field: "team", message: "Name the team with ?team=.")
+                throw APIError.validationFailed(field: "team", "Name the team with ?team=.")
             }
             team = named
         case .field, .dispatcher:
-            throw HTTPError.forbidden(message: "Only supervisors and administrators see team roll-ups.")
+            throw APIError.forbidden("Only supervisors and administrators see team roll-ups.")
         }
         let members = try rollups.rollup(teamId: team)
-        return .json(TeamRollupResponse(teamId: team, generatedAt: RFC3339.string(from: Date()), members: members.map(MemberFigures.init)))
+        return try .json(TeamRollupResponse(teamId: team, generatedAt: RFC3339.string(from: Date()), members: members.map(MemberFigures.init)))
     }
 }
 

@@ -97,7 +97,7 @@ struct ConflictQueueController {
     /// The conflict the path names.
     /// - Throws: 404 when there is none.
     private func target(_ context: WebContext) throws -> QueuedConflict {
-        guard let conflict = try queue.conflict(id: try context.request.parameter("id")) else { throw HTTPError.notFound() }
+        guard let conflict = try queue.conflict(id: try context.request.parameter("id")) else { throw PageError.notFound }
         return conflict
     }
 

@@ -73,7 +73,7 @@ struct DevicesController {
     /// The token the path names.
     /// - Throws: 404 when there is none.
     private func target(_ context: WebContext) throws -> DeviceTokenInfo {
-        guard let token = try accounts.token(id: try context.request.parameter("tokenId")) else { throw HTTPError.notFound() }
+        guard let token = try accounts.token(id: try context.request.parameter("tokenId")) else { throw PageError.notFound }
         return token
     }
 

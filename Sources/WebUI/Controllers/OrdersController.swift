@@ -130,7 +130,7 @@ struct OrdersController {
     /// The order the path names.
     /// - Throws: 404 when there is none.
     private func target(_ context: WebContext) throws -> QueuedOrder {
-        guard let order = try queue.order(id: try context.request.parameter("id")) else { throw HTTPError.notFound() }
+        guard let order = try queue.order(id: try context.request.parameter("id")) else { throw PageError.notFound }
         return order
     }
 

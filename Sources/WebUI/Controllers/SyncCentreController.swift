@@ -53,7 +53,7 @@ struct SyncCentreController {
         let device = try targetDevice(context)
         let status = try Self.statusFilter(context.request.query["status"])
         if let format = context.request.query["format"], !["", "html"].contains(format) {
-            guard let format = JournalExport.Format(rawValue: format) else { throw HTTPError.notFound() }
+            guard let format = JournalExport.Format(rawValue: format) else { throw PageError.notFound }
             return try export(format, device: device, status: status)
         }
         let pager = try Pager(context.request.query)
@@ -79,13 +79,13 @@ struct SyncCentreController {
         let collection = try context.request.parameter("collection")
         let recordId = try context.request.parameter("recordId")
         // A supervisor only sees records of their team: in its scope, or changed by a member.
-        if scope.blocked { throw HTTPError(status: 403, code: "FORBIDDEN", message: "no team") }
+        if scope.blocked { throw PageError.forbidden }
         let pager = try Pager(context.request.query)
         let record = try store.record(collection: collection, recordId: recordId, teamId: scope.teamId)
         let page = try store.history(collection: collection, recordId: recordId, teamId: scope.teamId, after: pager.cursor, limit: Self.pageSize)
         if record == nil && page.rows.isEmpty {
             let elsewhere = scope.teamId == nil ? nil : try store.record(collection: collection, recordId: recordId, teamId: nil)
-            throw elsewhere != nil ? HTTPError(status: 403, code: "FORBIDDEN", message: "not this team's record") : HTTPError.notFound()
+            throw elsewhere != nil ? PageError.forbidden : PageError.notFound
         }
         var content: [String: TemplateValue] = [
             "collection": .string(collection), "recordId": .string(recordId), "hasEntries": .bool(!page.rows.isEmpty), "showDevice": true,
@@ -146,10 +146,10 @@ struct SyncCentreController {
     private func targetDevice(_ context: WebContext) throws -> DeviceSyncSummary {
         let scope = TeamScope(context.session)
         guard let device = try store.device(id: try context.request.parameter("deviceId")) else {
-            throw HTTPError.notFound()
+            throw PageError.notFound
         }
         if scope.blocked || (scope.teamId != nil && device.teamId != scope.teamId) {
-            throw HTTPError(status: 403, code: "FORBIDDEN", message: "not this team's device")
+            throw PageError.forbidden
         }
         return device
     }
@@ -160,7 +160,7 @@ struct SyncCentreController {
 
     static func statusFilter(_ text: String?) throws -> OpStatus? {
         guard let text, !text.isEmpty else { return nil }
-        guard let status = OpStatus(rawValue: text), status != .retry else { throw HTTPError.notFound() }
+        guard let status = OpStatus(rawValue: text), status != .retry else { throw PageError.notFound }
         return status
     }
 

@@ -84,7 +84,7 @@ struct UserController {
     /// The user the path names.
     /// - Throws: 404 when there is none.
     private func target(_ context: WebContext) throws -> UserAccount {
-        guard let user = try accounts.user(id: try context.request.parameter("id")) else { throw HTTPError.notFound() }
+        guard let user = try accounts.user(id: try context.request.parameter("id")) else { throw PageError.notFound }
         return user
     }
 

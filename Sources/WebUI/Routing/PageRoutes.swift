@@ -19,7 +19,7 @@ struct WebContext: Sendable {
 /// 3. a state-changing request without this session's CSRF token → the 403 page, before
 ///    the handler runs, so nothing changes;
 /// 4. errors from the handler → the HTML error page for their status (400 for a list's
-///    damaged `after` link, 500 for anything else that is not an `HTTPError`, logged).
+///    damaged `after` link, 500 for anything that is not a `PageError` or an `HTTPFailure`, logged).
 struct PageRoutes {
     let router: Router
     let sessions: SessionManager
@@ -74,8 +74,10 @@ struct PageRoutes {
     ) throws -> Response {
         do {
             return try body()
-        } catch let error as HTTPError {
+        } catch let error as PageError {
             return try renderer.error(error.status, session: session)
+        } catch let failure as HTTPFailure {
+            return try renderer.error(failure.status, session: session)
         } catch is PageCursor.Invalid {
             return try renderer.error(400, session: session, message: Pager.invalidMessage)
         } catch {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import Support
+import SyncAPI
 
 /// A server on an ephemeral loopback port with a capturing logger.
 struct TestServer {
@@ -15,7 +16,7 @@ struct TestServer {
         configure(&configuration)
         let log = LogSink.capturing()
         let logger = Logger(label: "test.http", level: .info, sink: log)
-        let router = Router(logger: logger)
+        let router = Router(logger: logger, failures: APIFailureRenderer())
         routes(router)
         server = HTTPServer(configuration: configuration, router: router, logger: logger)
         self.log = log
