@@ -36,13 +36,13 @@ let package = Package(
 
         // MARK: - Domain
         module("SyncProtocol", []),
-        module("SyncEngine", ["SyncProtocol", "Support"], resources: [.copy("Resources/schema.json")]),
+        module("SyncEngine", ["SyncProtocol", "Support", "Cryptography"], resources: [.copy("Resources/schema.json")]),
 
         // MARK: - Adapters
         module("Storage", ["Postgres", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
-        module("SyncAPI", ["HTTP", "Storage", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
-        module("WebUI", ["HTTP", "Templating", "Storage", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
-        module("Worker", ["Storage", "SyncEngine", "Postgres", "Support"]),
+        module("SyncAPI", ["HTTP", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
+        module("WebUI", ["HTTP", "Templating", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
+        module("Worker", ["SyncEngine", "Support"]),
 
         // MARK: - Composition and executable
         module("App", ["HTTP", "Postgres", "Storage", "SyncAPI", "WebUI", "Worker", "SyncEngine", "Templating", "Cryptography", "Support"]),
@@ -53,7 +53,7 @@ let package = Package(
 
         // MARK: - Test support
         module("PostgresTesting", ["Postgres", "Support"]),
-        module("AppTesting", ["App", "PostgresTesting", "Postgres", "Storage", "SyncProtocol", "Support"]),
+        module("AppTesting", ["App", "PostgresTesting", "Postgres", "Storage", "SyncEngine", "SyncProtocol", "Support"]),
 
         // MARK: - Tests
         tests("SupportTests", ["Support"]),
@@ -61,11 +61,11 @@ let package = Package(
         tests("PostgresTests", ["Postgres", "PostgresTesting", "Support"]),
         tests("HTTPTests", ["HTTP", "Support", "SyncAPI", "SyncProtocol"]),
         tests("TemplatingTests", ["Templating"], resources: [.copy("Fixtures")]),
-        tests("SyncEngineTests", ["SyncEngine", "SyncProtocol"]),
-        tests("SyncAPITests", ["SyncAPI", "HTTP", "Cryptography"]),
+        tests("SyncEngineTests", ["SyncEngine", "SyncProtocol", "Support", "Cryptography"]),
+        tests("SyncAPITests", ["SyncAPI", "HTTP", "SyncEngine"]),
         tests("StorageTests", ["Storage", "Postgres", "PostgresTesting", "Cryptography", "Support", "SyncProtocol", "SyncEngine"]),
         tests("SQLiteTests", ["SQLite"]),
-        tests("WebUITests", ["WebUI", "HTTP", "Storage", "SyncProtocol", "Templating"]),
-        tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
+        tests("WebUITests", ["WebUI", "HTTP", "SyncEngine", "SyncProtocol", "Templating"]),
+        tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncEngine", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
     ]
 )

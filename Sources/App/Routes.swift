@@ -1,6 +1,7 @@
 import HTTP
 import Storage
 import SyncAPI
+import SyncEngine
 
 /// Every route of the server, in one place.
 enum Routes {
@@ -8,33 +9,25 @@ enum Routes {
 
     static func build(_ services: Services) -> Router {
         let router = Router(logger: services.logger, failures: APIFailureRenderer())
-        let api = APIRoutes(router: router)
-        HealthController(database: services.database, version: version).register(on: api)
+        let api = APIRoutes(
+            router: router,
+            access: DeviceAccess(
+                authenticator: services.authenticator, principals: services.principals, gate: services.gate, settings: services.settings))
+        HealthController(probe: PostgresHealthProbe(database: services.database), version: version).register(on: api)
         AuthController(
             login: services.login, accounts: services.accounts, settings: services.settings,
             authenticator: services.authenticator
         ).register(on: api)
-        ConfigController(settings: services.settings, schema: services.schema, authenticator: services.authenticator).register(on: api)
-        SyncController(
-            authenticator: services.authenticator, principals: services.principals, gate: services.gate, pushes: services.pushes,
-            pulls: services.pulls, devices: services.devices, cursors: services.cursors, schema: services.schema
-        ).register(on: api)
-        ConflictsController(
-            authenticator: services.authenticator, principals: services.principals, conflicts: services.conflicts,
-            changes: services.serverChanges
-        ).register(on: api)
-        AttachmentsController(
-            authenticator: services.authenticator, principals: services.principals, gate: services.gate, uploads: services.attachments
-        ).register(on: api)
-        TeamRollupController(authenticator: services.authenticator, rollups: TeamRollupStore(database: services.database)).register(on: api)
-        OrdersController(
-            authenticator: services.authenticator, principals: services.principals, gate: services.gate, orders: services.orders
-        ).register(on: api)
+        ConfigController(schema: services.schema).register(on: api)
+        SyncController(pushes: services.pushes, pulls: services.pulls, visits: services.visits, schema: services.schema).register(on: api)
+        ConflictsController(conflicts: services.conflicts, changes: services.serverChanges).register(on: api)
+        AttachmentsController(uploads: services.attachments).register(on: api)
+        TeamRollupController(rollups: PostgresTeamRollupStore(database: services.database)).register(on: api)
+        OrdersController(orders: services.orders).register(on: api)
         services.liveEvents.register(on: api)
         let reports = ReportSyncService(pushes: services.pushes)
         ReportsController(
-            authenticator: services.authenticator, principals: services.principals, gate: services.gate,
-            reports: reports, assignments: AssignmentFeed(database: services.database),
+            reports: reports, assignments: PostgresAssignmentReader(database: services.database),
             photos: ReportPhotoService(reports: reports, attachments: services.attachments),
             schemaVersion: services.schema.version
         ).register(on: api)

@@ -13,8 +13,8 @@ import Worker
 /// and passed explicitly to controllers.
 public final class Services: Sendable {
     public let database: PostgresClient
-    public let accounts: AccountStore
-    public let settings: SettingsStore
+    public let accounts: PostgresAccountStore
+    public let settings: PostgresSettingsStore
     public let secrets: SecretStore
     public let passwords: PasswordHasher
     public let login: LoginService
@@ -25,10 +25,11 @@ public final class Services: Sendable {
     public let syncStore: PostgresSyncStore
     public let pushes: PushService
     public let serverChanges: ServerChangeService
-    public let pulls: PullStore
-    public let devices: DeviceSyncStore
-    public let conflicts: ConflictQueries
+    public let pulls: PullService
+    public let visits: PostgresSyncVisits
+    public let conflicts: PostgresConflictStore
     public let gate: SyncGate
+    /// Signs and checks pull cursors.
     public let cursors: PullCursorCodec
     /// Resumable uploads and downloads of attachments.
     public let attachments: AttachmentService
@@ -49,8 +50,8 @@ public final class Services: Sendable {
         database: PostgresClient, configuration: PostgresConfiguration, schema: Schema, passwords: PasswordHasher, cursorKey: Data,
         workerInterval: Int, tokenCacheSeconds: Int, files: AttachmentFiles, web: BackOffice.Setup, liveEvents: EventHub.Options, logger: Logger
     ) {
-        let accounts = AccountStore(database: database)
-        let settings = SettingsStore(database: database)
+        let accounts = PostgresAccountStore(database: database)
+        let settings = PostgresSettingsStore(database: database)
         let authenticator = Authenticator(accounts: accounts, cacheLifetime: Double(tokenCacheSeconds))
         self.database = database
         self.accounts = accounts
@@ -63,7 +64,7 @@ public final class Services: Sendable {
         self.schema = schema
         let principals = PrincipalResolver(accounts: accounts)
         self.principals = principals
-        let attachmentStore = AttachmentStore(database: database)
+        let attachmentStore = PostgresAttachmentStore(database: database)
         let syncStore = PostgresSyncStore(database: database, attachments: attachmentStore, logger: logger)
         self.syncStore = syncStore
         let pushes = PushService(
@@ -74,18 +75,19 @@ public final class Services: Sendable {
             listener: DeferredOpRelease(pushes: pushes, logger: logger), logger: logger)
         let serverChanges = ServerChangeService(store: syncStore, schema: schema)
         self.serverChanges = serverChanges
-        self.pulls = PullStore(database: database)
-        self.devices = DeviceSyncStore(database: database)
-        self.conflicts = ConflictQueries(database: database)
+        let cursors = PullCursorCodec(key: cursorKey)
+        self.cursors = cursors
+        self.pulls = PullService(reader: PostgresPullReader(database: database), cursors: cursors)
+        self.visits = PostgresSyncVisits(database: database)
+        self.conflicts = PostgresConflictStore(database: database)
         self.gate = SyncGate(settings: settings, limiter: RateLimiter())
-        self.cursors = PullCursorCodec(key: cursorKey)
         self.worker = Worker(
             jobs: [
-                RetentionJob(store: RetentionStore(database: database), settings: settings), UploadSessionJob(attachments: attachments),
+                RetentionJob(store: PostgresRetentionStore(database: database), settings: settings), UploadSessionJob(attachments: attachments),
             ],
-            database: database,
+            locks: PostgresJobLocks(database: database),
             interval: .seconds(workerInterval), logger: logger)
-        let events = EventHub(feed: EventFeedStore(database: database, logger: logger), options: liveEvents, logger: logger)
+        let events = EventHub(feed: PostgresOutboxReader(database: database, logger: logger), options: liveEvents, logger: logger)
         self.events = events
         let orders = OrderService(store: syncStore, changes: serverChanges)
         self.orders = orders
@@ -94,17 +96,17 @@ public final class Services: Sendable {
         self.backOffice = BackOffice(
             setup: web,
             dependencies: .init(
-                accounts: accounts, settings: settings, sessions: WebSessionStore(database: database), dashboard: DashboardStore(database: database),
-                login: login, passwords: passwords, conflictQueue: ConflictQueueStore(database: database),
-                syncCentre: SyncCentreStore(database: database),
-                teamRollup: TeamRollupStore(database: database), changes: serverChanges,
+                accounts: accounts, settings: settings, sessions: PostgresWebSessionStore(database: database),
+                dashboard: PostgresDashboardStore(database: database), login: login, passwords: passwords, conflicts: PostgresConflictStore(database: database),
+                syncCentre: PostgresSyncCentreStore(database: database),
+                teamRollup: PostgresTeamRollupStore(database: database), changes: serverChanges,
                 liveFeed: { user, request, stillSignedIn in try feed.backOfficeFeed(for: user, request: request, stillSignedIn: stillSignedIn) },
-                orderQueue: OrderQueueStore(database: database), orders: orders),
+                orderQueue: PostgresOrderStore(database: database), orders: orders),
             logger: logger)
         self.listener = PostgresListener(
-            configuration: configuration, channels: [AccountStore.changeChannel, SettingsStore.changeChannel], logger: logger
+            configuration: configuration, channels: [PostgresAccountStore.changeChannel, PostgresSettingsStore.changeChannel], logger: logger
         ) { channel, _ in
-            guard channel == AccountStore.changeChannel else { return settings.invalidate() }
+            guard channel == PostgresAccountStore.changeChannel else { return settings.invalidate() }
             authenticator.forgetAll()
             // A revoked token or a suspended user must not keep an open live feed either.
             events.recheckViewers()
@@ -132,7 +134,8 @@ public final class Services: Sendable {
         do {
             let cursorKey = try app.cursorSecret.map { Data($0.utf8) } ?? SecretStore(database: client).secret(named: "pull-cursor")
             let files = try AttachmentFiles(dataDirectory: app.dataDirectory, blobDirectory: app.blobDirectory)
-            let web = try BackOffice.Setup(resources: app.resourcesDirectory, secrets: SecretStore(database: client), configuration: app.web)
+            let web = try BackOffice.Setup(
+                resources: app.resourcesDirectory, csrfKey: try SecretStore(database: client).secret(named: "csrf"), configuration: app.web)
             return Services(
                 database: client, configuration: database, schema: schema, passwords: PasswordHasher(iterations: app.passwordIterations),
                 cursorKey: cursorKey, workerInterval: app.workerInterval, tokenCacheSeconds: app.tokenCacheSeconds, files: files, web: web, liveEvents: app.liveEvents, logger: logger)

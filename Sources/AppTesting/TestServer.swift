@@ -2,7 +2,7 @@ public import App
 public import Foundation
 public import Postgres
 import PostgresTesting
-public import Storage
+public import SyncEngine
 public import Support
 public import SyncProtocol
 import Synchronization

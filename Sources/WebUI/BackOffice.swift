@@ -1,7 +1,7 @@
 public import Cryptography
 public import Foundation
 public import HTTP
-public import Storage
+
 public import Support
 public import SyncEngine
 import Templating
@@ -9,7 +9,7 @@ import Templating
 /// The web back-office: sign-in, sessions, the role-checked pages and their static files.
 ///
 /// ```swift
-/// let setup = try BackOffice.Setup(resources: resourcesDirectory, secrets: secrets, configuration: WebConfiguration())
+/// let setup = try BackOffice.Setup(resources: resourcesDirectory, csrfKey: key, configuration: WebConfiguration())
 /// let backOffice = BackOffice(setup: setup, dependencies: dependencies, logger: logger)
 /// backOffice.register(on: router)
 /// ```
@@ -21,41 +21,43 @@ public final class BackOffice: Sendable {
         let csrfKey: Data
         let configuration: WebConfiguration
 
-        /// Loads `Templates/` and `Public/` from `resources` and the CSRF key from `secrets`.
-        /// - Throws: `TemplateError` for a template that does not parse, or a read or database error.
-        public init(resources: URL, secrets: SecretStore, configuration: WebConfiguration) throws {
+        /// Loads `Templates/` and `Public/` from `resources`; `csrfKey` signs the forms' tokens
+        /// (the same on every server process, so a form posted to another one verifies).
+        /// - Throws: `TemplateError` for a template that does not parse, or a read error.
+        public init(resources: URL, csrfKey: Data, configuration: WebConfiguration) throws {
             templates = try TemplateLibrary(directory: resources.appendingPathComponent("Templates"))
             files = try StaticFiles(directory: resources.appendingPathComponent("Public"))
-            csrfKey = try secrets.secret(named: "csrf")
+            self.csrfKey = csrfKey
             self.configuration = configuration
         }
     }
 
     /// The stores and services the pages read and change.
     public struct Dependencies: Sendable {
-        public var accounts: AccountStore
-        public var settings: SettingsStore
-        public var sessions: WebSessionStore
-        public var dashboard: DashboardStore
+        public var accounts: any AccountStore
+        public var settings: any SettingsStore
+        public var sessions: any WebSessionStore
+        public var dashboard: any DashboardStore
         public var login: LoginService
         public var passwords: PasswordHasher
-        public var conflictQueue: ConflictQueueStore
-        public var syncCentre: SyncCentreStore
-        public var teamRollup: TeamRollupStore
+        public var conflicts: any ConflictStore
+        public var syncCentre: any SyncCentreStore
+        public var teamRollup: any TeamRollupStore
         /// Applies conflict resolutions made in the queue.
         public var changes: ServerChangeService
         /// The live-event stream of a signed-in user who may open the live feed; the
         /// back-office does not depend on the device API that builds it.
         /// The live-feed stream of a signed-in user, given how to tell that their session still holds.
         public var liveFeed: @Sendable (UserAccount, Request, _ stillSignedIn: @escaping @Sendable () throws -> Bool) throws -> Response
-        public var orderQueue: OrderQueueStore
+        public var orderQueue: any OrderStore
         /// Confirms and rejects orders, exactly as the device API does.
         public var orders: OrderService
 
         public init(
-            accounts: AccountStore, settings: SettingsStore, sessions: WebSessionStore, dashboard: DashboardStore, login: LoginService,
-            passwords: PasswordHasher, conflictQueue: ConflictQueueStore, syncCentre: SyncCentreStore, teamRollup: TeamRollupStore,
-            changes: ServerChangeService, liveFeed: @escaping @Sendable (UserAccount, Request, _ stillSignedIn: @escaping @Sendable () throws -> Bool) throws -> Response, orderQueue: OrderQueueStore,
+            accounts: any AccountStore, settings: any SettingsStore, sessions: any WebSessionStore, dashboard: any DashboardStore,
+            login: LoginService, passwords: PasswordHasher, conflicts: any ConflictStore, syncCentre: any SyncCentreStore,
+            teamRollup: any TeamRollupStore,
+            changes: ServerChangeService, liveFeed: @escaping @Sendable (UserAccount, Request, _ stillSignedIn: @escaping @Sendable () throws -> Bool) throws -> Response, orderQueue: any OrderStore,
             orders: OrderService
         ) {
             self.accounts = accounts
@@ -64,7 +66,7 @@ public final class BackOffice: Sendable {
             self.dashboard = dashboard
             self.login = login
             self.passwords = passwords
-            self.conflictQueue = conflictQueue
+            self.conflicts = conflicts
             self.syncCentre = syncCentre
             self.teamRollup = teamRollup
             self.changes = changes
@@ -108,7 +110,7 @@ public final class BackOffice: Sendable {
             .register(on: routes)
         DevicesController(accounts: deps.accounts, renderer: renderer, configuration: web).register(on: routes)
         SettingsController(settings: deps.settings, renderer: renderer, configuration: web).register(on: routes)
-        ConflictQueueController(queue: deps.conflictQueue, changes: deps.changes, renderer: renderer, configuration: web).register(on: routes)
+        ConflictQueueController(conflicts: deps.conflicts, changes: deps.changes, renderer: renderer, configuration: web).register(on: routes)
         SyncCentreController(store: deps.syncCentre, settings: deps.settings, renderer: renderer, configuration: web).register(on: routes)
         TeamController(rollups: deps.teamRollup, renderer: renderer, configuration: web).register(on: routes)
         OrdersController(queue: deps.orderQueue, orders: deps.orders, renderer: renderer, configuration: web).register(on: routes)

@@ -3,6 +3,7 @@ import AppTesting
 import Foundation
 import Postgres
 import Storage
+import SyncEngine
 import Support
 import SyncProtocol
 

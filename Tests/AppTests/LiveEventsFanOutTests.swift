@@ -2,6 +2,7 @@ import AppTesting
 import Foundation
 import HTTP
 import Storage
+import SyncEngine
 import Support
 import SyncAPI
 import SyncProtocol

@@ -47,8 +47,8 @@ extension TestServer {
         let padding = JSONValue.string(String(repeating: "x", count: 64 << 10))
         let events = subjects.map { subject in
             PendingEvent(
-                type: "record.changed", data: ["collection": "jobs", "recordId": .string(subject), "padding": padding],
-                audience: ["user:\(user.id)"])
+                type: .recordChanged, data: ["collection": "jobs", "recordId": .string(subject), "padding": padding],
+                audience: [.user(user.id)])
         }
         try services.database.withTransaction { try EventOutbox.append(events, on: $0) }
         return subjects

@@ -1,6 +1,7 @@
 import AppTesting
 import Foundation
 import SyncAPI
+import SyncEngine
 import SyncProtocol
 import Testing
 

@@ -2,6 +2,7 @@ import AppTesting
 import Foundation
 import Postgres
 import Storage
+import SyncEngine
 import SyncProtocol
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Storage
+import SyncEngine
 import Testing
 
 @Suite("Settings page, over HTTP")

@@ -4,6 +4,7 @@ import Foundation
 import Postgres
 import PostgresTesting
 import Storage
+import SyncEngine
 import Support
 import SyncProtocol
 import Synchronization

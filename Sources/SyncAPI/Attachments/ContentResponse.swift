@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import Storage
+import SyncEngine
 import SyncProtocol
 
 /// The download answer for a finished attachment: the blob file, whole or one byte range.

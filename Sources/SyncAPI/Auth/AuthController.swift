@@ -1,16 +1,16 @@
 import Foundation
 import HTTP
-import Storage
+import SyncEngine
 import SyncProtocol
 
 /// `POST /v1/auth/token` (log a device in) and `DELETE /v1/auth/token` (revoke the caller's token).
 public struct AuthController: Sendable {
     let login: LoginService
-    let accounts: AccountStore
-    let settings: SettingsStore
+    let accounts: any AccountStore
+    let settings: any SettingsStore
     let authenticator: Authenticator
 
-    public init(login: LoginService, accounts: AccountStore, settings: SettingsStore, authenticator: Authenticator) {
+    public init(login: LoginService, accounts: any AccountStore, settings: any SettingsStore, authenticator: Authenticator) {
         self.login = login
         self.accounts = accounts
         self.settings = settings
@@ -18,8 +18,8 @@ public struct AuthController: Sendable {
     }
 
     public func register(on routes: APIRoutes) {
-        routes.add(.POST, "/v1/auth/token", handler: issue)
-        routes.add(.DELETE, "/v1/auth/token", handler: revoke)
+        routes.addPublic(.POST, "/v1/auth/token", handler: issue)
+        routes.add(.DELETE, "/v1/auth/token", admission: .authenticated, handler: revoke)
     }
 
     @Sendable func issue(_ request: Request) throws -> Response {
@@ -35,9 +35,8 @@ public struct AuthController: Sendable {
         return try .json(TokenResponse(token: issued.token, expiresAt: RFC3339.string(from: issued.expiresAt), user: info))
     }
 
-    @Sendable func revoke(_ request: Request) throws -> Response {
-        let identity = try authenticator.authenticate(request)
-        try accounts.revoke(token: identity.token)
+    @Sendable func revoke(_ device: DeviceContext) throws -> Response {
+        try accounts.revoke(token: device.identity.token)
         authenticator.forgetAll()
         return Response(status: 204)
     }

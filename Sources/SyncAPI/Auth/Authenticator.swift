@@ -1,7 +1,7 @@
 import Cryptography
 import Foundation
 import HTTP
-import Storage
+import SyncEngine
 import Support
 import SyncProtocol
 import Synchronization
@@ -26,13 +26,13 @@ public final class Authenticator: Sendable {
         let fetched: Double
     }
 
-    private let accounts: AccountStore
+    private let accounts: any AccountStore
     private let cacheLifetime: Double
     /// Grants by token hash, and a generation bumped by every `forgetAll()`: a grant read
     /// from the database before an invalidation must not be cached after it.
     private let cache = Mutex<(entries: [Data: Entry], generation: Int)>(([:], 0))
 
-    public init(accounts: AccountStore, cacheLifetime: Double = 2) {
+    public init(accounts: any AccountStore, cacheLifetime: Double = 2) {
         self.accounts = accounts
         self.cacheLifetime = cacheLifetime
     }

@@ -1,30 +1,25 @@
 import HTTP
-import Storage
 import SyncEngine
 import SyncProtocol
 
 /// `GET /v1/conflicts` and `POST /v1/conflicts/{id}/resolve` (PROTOCOL.md, Conflict resolution).
 public struct ConflictsController: Sendable {
-    let authenticator: Authenticator
-    let principals: PrincipalResolver
-    let conflicts: ConflictQueries
+    let conflicts: any ConflictStore
     let changes: ServerChangeService
 
-    public init(authenticator: Authenticator, principals: PrincipalResolver, conflicts: ConflictQueries, changes: ServerChangeService) {
-        self.authenticator = authenticator
-        self.principals = principals
+    public init(conflicts: any ConflictStore, changes: ServerChangeService) {
         self.conflicts = conflicts
         self.changes = changes
     }
 
     public func register(on routes: APIRoutes) {
-        routes.add(.GET, "/v1/conflicts", handler: list)
-        routes.add(.POST, "/v1/conflicts/{id}/resolve", handler: resolve)
+        routes.add(.GET, "/v1/conflicts", admission: .authenticated, handler: list)
+        routes.add(.POST, "/v1/conflicts/{id}/resolve", admission: .authenticated, handler: resolve)
     }
 
-    @Sendable func list(_ request: Request) throws -> Response {
-        let principal = try principals.principal(for: try authenticator.authenticate(request))
-        let state = try request.query["state"].map { text -> ConflictState in
+    @Sendable func list(_ device: DeviceContext) throws -> Response {
+        let principal = try device.principal()
+        let state = try device.request.query["state"].map { text -> ConflictState in
             guard let state = ConflictState(rawValue: text) else {
                 throw APIError.validationFailed(field: "state", "state must be open or resolved")
             }
@@ -33,9 +28,9 @@ public struct ConflictsController: Sendable {
         return try .json(ConflictListResponse(conflicts: try conflicts.list(for: principal, state: state)))
     }
 
-    @Sendable func resolve(_ request: Request) throws -> Response {
-        let principal = try principals.principal(for: try authenticator.authenticate(request))
-        let body = try request.decode(ResolveRequest.self)
-        return try .json(changes.resolveConflict(try request.parameter("id"), body, by: principal))
+    @Sendable func resolve(_ device: DeviceContext) throws -> Response {
+        let principal = try device.principal()
+        let body = try device.request.decode(ResolveRequest.self)
+        return try .json(changes.resolveConflict(try device.request.parameter("id"), body, by: principal))
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import HTTP
-import Storage
 import Synchronization
 import SyncEngine
 import SyncProtocol
@@ -10,24 +9,19 @@ import SyncProtocol
 /// The body only changes with the settings, so its encoded bytes are kept and reused
 /// until the settings differ.
 public struct ConfigController: Sendable {
-    let settings: SettingsStore
     let schema: Schema
-    let authenticator: Authenticator
     private let cache = CachedBody()
 
-    public init(settings: SettingsStore, schema: Schema, authenticator: Authenticator) {
-        self.settings = settings
+    public init(schema: Schema) {
         self.schema = schema
-        self.authenticator = authenticator
     }
 
     public func register(on routes: APIRoutes) {
-        routes.add(.GET, "/v1/config", handler: config)
+        routes.add(.GET, "/v1/config", admission: .authenticated, handler: config)
     }
 
-    @Sendable func config(_ request: Request) throws -> Response {
-        _ = try authenticator.authenticate(request)
-        let current = try settings.current()
+    @Sendable func config(_ device: DeviceContext) throws -> Response {
+        let current = device.settings
         let body = try cache.body(for: current) {
             let response = ConfigResponse(
                 minSupportedAppVersion: current.minSupportedAppVersion, serverSchemaVersion: schema.version,

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import HTTP
-import Postgres
+import SyncEngine
 import SyncProtocol
 import Synchronization
 
@@ -16,8 +16,8 @@ public struct HealthController: Sendable {
     private let upBody: Data
     private let downBody: Data
 
-    public init(database: PostgresClient, version: String, probeInterval: Duration = .seconds(1)) {
-        probe = DatabaseProbe(database: database, interval: probeInterval)
+    public init(probe: any HealthProbe, version: String, probeInterval: Duration = .seconds(1)) {
+        self.probe = DatabaseProbe(probe: probe, interval: probeInterval)
         let encoder = Response.defaultJSONEncoder()
         // Encoding three strings cannot fail; the fallback only satisfies `try`.
         upBody = (try? encoder.encode(HealthResponse(status: "ok", database: "ok", version: version))) ?? Data()
@@ -25,7 +25,7 @@ public struct HealthController: Sendable {
     }
 
     public func register(on routes: APIRoutes) {
-        routes.add(.GET, "/v1/health", handler: health)
+        routes.addPublic(.GET, "/v1/health", handler: health)
     }
 
     @Sendable func health(_ request: Request) throws -> Response {
@@ -36,20 +36,20 @@ public struct HealthController: Sendable {
     }
 }
 
-/// The outcome of the last `SELECT 1`, re-checked once it is older than the interval.
+/// The outcome of the last probe, re-checked once it is older than the interval.
 ///
 /// Every health request reads it, so the fresh case is one atomic load: a lock here was
 /// contended enough under load to park threads.
 private final class DatabaseProbe: Sendable {
-    private let database: PostgresClient
+    private let database: any HealthProbe
     private let interval: UInt64
     /// `validUntil << 1 | isUp`, `validUntil` in uptime nanoseconds; 0 before the first probe.
     private let outcome = Atomic<UInt64>(0)
     /// Set while one request runs the probe; the others answer the previous outcome meanwhile.
     private let isProbing = Atomic<Bool>(false)
 
-    init(database: PostgresClient, interval: Duration) {
-        self.database = database
+    init(probe: any HealthProbe, interval: Duration) {
+        database = probe
         let (seconds, attoseconds) = interval.components
         self.interval = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
     }
@@ -65,7 +65,7 @@ private final class DatabaseProbe: Sendable {
     }
 
     private func probe() -> Bool {
-        let isUp = (try? database.withConnection { try $0.query("SELECT 1") }) != nil
+        let isUp = database.databaseAnswers()
         let validUntil = DispatchTime.now().uptimeNanoseconds + interval
         outcome.store(validUntil << 1 | (isUp ? 1 : 0), ordering: .releasing)
         return isUp

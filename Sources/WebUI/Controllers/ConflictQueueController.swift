@@ -1,6 +1,5 @@
 import Foundation
 import HTTP
-import Storage
 import SyncEngine
 import SyncProtocol
 import Templating
@@ -9,7 +8,7 @@ import Templating
 /// collection and team), one conflict's page with both revisions side by side, and its
 /// resolution: keep the server's version, take the device's, or choose field by field.
 struct ConflictQueueController {
-    let queue: ConflictQueueStore
+    let conflicts: any ConflictStore
     let changes: ServerChangeService
     let renderer: PageRenderer
     let configuration: WebConfiguration
@@ -33,7 +32,7 @@ struct ConflictQueueController {
         let collection = Self.filter(context.request.query["collection"])
         let team = Self.filter(context.request.query["team"])
         let pager = try Pager(context.request.query)
-        let result = try queue.queue(collection: collection, teamId: team, after: pager.cursor, limit: Self.pageSize)
+        let result = try conflicts.openConflicts(collection: collection, teamId: team, after: pager.cursor, limit: Self.pageSize)
         let filters = [("collection", collection), ("team", team)].compactMap { name, value in value.map { (name, $0) } }
         let content: [String: TemplateValue] = [
             "conflicts": .array(result.conflicts.map(row)), "hasConflicts": .bool(!result.conflicts.isEmpty),
@@ -96,12 +95,12 @@ struct ConflictQueueController {
 
     /// The conflict the path names.
     /// - Throws: 404 when there is none.
-    private func target(_ context: WebContext) throws -> QueuedConflict {
-        guard let conflict = try queue.conflict(id: try context.request.parameter("id")) else { throw PageError.notFound }
+    private func target(_ context: WebContext) throws -> NamedConflict {
+        guard let conflict = try conflicts.conflict(id: try context.request.parameter("id")) else { throw PageError.notFound }
         return conflict
     }
 
-    private func row(_ conflict: QueuedConflict) -> TemplateValue {
+    private func row(_ conflict: NamedConflict) -> TemplateValue {
         let entry = conflict.entry
         return [
             "path": .string(Self.path(of: entry.id)), "collection": .string(entry.collection), "recordId": .string(entry.recordId),
@@ -115,7 +114,7 @@ struct ConflictQueueController {
         Formatting.dateTime(rfc3339: entry.openedAt, in: configuration.timeZone)
     }
 
-    private func page(_ conflict: QueuedConflict, context: WebContext, notice: Notice? = nil, status: Int = 200) throws -> Response {
+    private func page(_ conflict: NamedConflict, context: WebContext, notice: Notice? = nil, status: Int = 200) throws -> Response {
         let entry = conflict.entry
         let comparison = ConflictComparison(entry)
         var content: [String: TemplateValue] = [

@@ -1,13 +1,13 @@
 import HTTP
-import Storage
+import SyncEngine
 import SyncProtocol
 import Templating
 
 /// `GET /admin`: what needs attention now, counted for the whole server or, for a
 /// supervisor, for their team.
 struct DashboardController {
-    let dashboard: DashboardStore
-    let settings: SettingsStore
+    let dashboard: any DashboardStore
+    let settings: any SettingsStore
     let renderer: PageRenderer
     let configuration: WebConfiguration
 

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import Storage
+import SyncEngine
 import Templating
 
 /// `GET /admin/devices` (device sign-in tokens, newest first, a page at a time) and revoking
@@ -9,7 +9,7 @@ import Templating
 /// A revoked token gets 401 on the device's next call; the device signs in again,
 /// and its queued work is kept.
 struct DevicesController {
-    let accounts: AccountStore
+    let accounts: any AccountStore
     let renderer: PageRenderer
     let configuration: WebConfiguration
 

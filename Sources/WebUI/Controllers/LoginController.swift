@@ -1,6 +1,6 @@
 import Cryptography
 import HTTP
-import Storage
+import SyncEngine
 import Templating
 
 /// `GET /login`, `POST /login` and `POST /logout`.

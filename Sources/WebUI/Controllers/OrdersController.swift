@@ -1,6 +1,5 @@
 import Foundation
 import HTTP
-import Storage
 import SyncEngine
 import SyncProtocol
 import Templating
@@ -13,7 +12,7 @@ import Templating
 /// Confirm and Reject post twice: first to the "Are you sure?" page, which posts again
 /// with `confirmed=yes`.
 struct OrdersController {
-    let queue: OrderQueueStore
+    let queue: any OrderStore
     let orders: OrderService
     let renderer: PageRenderer
     let configuration: WebConfiguration

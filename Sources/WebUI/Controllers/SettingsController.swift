@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import Storage
+import SyncEngine
 import Templating
 
 /// `GET /admin/settings` and `POST /admin/settings`: version gating, maintenance,
@@ -9,7 +9,7 @@ import Templating
 /// A save stores the changed keys, their audit rows and a `settings.changed` event in
 /// one transaction (`SettingsStore.update`).
 struct SettingsController {
-    let settings: SettingsStore
+    let settings: any SettingsStore
     let renderer: PageRenderer
     let configuration: WebConfiguration
 

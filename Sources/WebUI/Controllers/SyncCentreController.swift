@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import Storage
+import SyncEngine
 import SyncProtocol
 import Templating
 
@@ -9,8 +9,8 @@ import Templating
 ///
 /// Supervisors see it read-only and only for their own team's devices and records.
 struct SyncCentreController {
-    let store: SyncCentreStore
-    let settings: SettingsStore
+    let store: any SyncCentreStore
+    let settings: any SettingsStore
     let renderer: PageRenderer
     let configuration: WebConfiguration
 
@@ -137,7 +137,7 @@ struct SyncCentreController {
             "serverSeq": .string(String(record.serverSeq)), "deleted": .bool(record.deleted),
             "conflictPath": record.conflictId.map { .string(ConflictQueueController.path(of: $0)) } ?? .null,
             "fields": .array(record.payload.sorted { $0.key < $1.key }.map { ["name": .string($0.key), "value": .string(ValueText.text($0.value))] }),
-            "scope": .string(record.scopeKeys.joined(separator: ", ")),
+            "scope": .string(record.scopeKeys.map(\.rawValue).joined(separator: ", ")),
         ]
     }
 

@@ -1,12 +1,12 @@
 import Foundation
 import HTTP
-import Storage
+import SyncEngine
 import Templating
 
 /// `GET /admin/team`: a team's members with their records, ops and last sync. Supervisors
 /// see their own team; administrators pick any team with `?team=`.
 struct TeamController {
-    let rollups: TeamRollupStore
+    let rollups: any TeamRollupStore
     let renderer: PageRenderer
     let configuration: WebConfiguration
 

@@ -1,7 +1,7 @@
 import Cryptography
 import Foundation
 import HTTP
-import Storage
+import SyncEngine
 import Templating
 
 /// One user's page, `GET /admin/users/{id}`, and what an administrator does there:
@@ -10,7 +10,7 @@ import Templating
 /// Suspending and resetting a password sign the user out of the back-office
 /// everywhere; a suspended user's devices get 403 on their next call.
 struct UserController {
-    let accounts: AccountStore
+    let accounts: any AccountStore
     let passwords: PasswordHasher
     let sessions: SessionManager
     let renderer: PageRenderer

@@ -1,14 +1,14 @@
 import Cryptography
 import Foundation
 import HTTP
-import Storage
+import SyncEngine
 import SyncProtocol
 import Templating
 
 /// `GET /admin/users` (accounts by name, a page at a time, with their live devices) and
 /// `POST /admin/users` (create one).
 struct UsersController {
-    let accounts: AccountStore
+    let accounts: any AccountStore
     let passwords: PasswordHasher
     let renderer: PageRenderer
     let configuration: WebConfiguration

@@ -1,6 +1,6 @@
 import Cryptography
 import Foundation
-import Storage
+import SyncEngine
 import Templating
 
 /// Paging of a back-office list with plain links: reads the `after` parameter and builds

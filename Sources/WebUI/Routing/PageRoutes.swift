@@ -1,5 +1,5 @@
 import HTTP
-import Storage
+import SyncEngine
 import Support
 
 /// A signed-in request that passed its role and CSRF checks: what back-office
