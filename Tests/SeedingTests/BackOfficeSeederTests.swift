@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Seeding
 import Storage
 import SyncEngine
 import SyncProtocol
@@ -14,7 +15,7 @@ struct BackOfficeSeederTests {
     let samples: BackOfficeSamples
 
     init() throws {
-        database = try StorageDatabase.migrated()
+        database = try SeedingDatabase.migrated()
         let seeder = BackOfficeSeeder(database: database)
         try seeder.seed(Self.volume)
         try seeder.settle()
