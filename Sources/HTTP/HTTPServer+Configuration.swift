@@ -39,13 +39,16 @@ extension HTTPServer {
         /// so the client can still be sent the 413; past it the connection is closed.
         /// (libmicrohttpd cannot answer while a body is still arriving.) Default 1 MiB.
         public var overflowDrainBytes: Int
+        /// How long in-flight requests may take to finish when the server stops as a `Service`
+        /// (`stop()`, or `run()` cancelled). Default 10 seconds.
+        public var shutdownTimeout: Duration
 
         public init(
             host: String = "127.0.0.1", port: Int = 8080, mhdThreads: Int = 2, workerThreads: Int = 64,
             workerQueueLimit: Int = 1024, maxBodyBytes: Int = 1 << 20, maxHeaderBytes: Int = 16 << 10,
             connectionLimit: Int = 1000, connectionMemoryLimit: Int = 32 << 10, idleTimeoutSeconds: Int = 60,
             maxJSONDepth: Int = 64, temporaryDirectory: URL = URL(fileURLWithPath: NSTemporaryDirectory()),
-            overflowDrainBytes: Int = 1 << 20
+            overflowDrainBytes: Int = 1 << 20, shutdownTimeout: Duration = .seconds(10)
         ) {
             self.host = host
             self.port = port
@@ -60,6 +63,7 @@ extension HTTPServer {
             self.maxJSONDepth = maxJSONDepth
             self.temporaryDirectory = temporaryDirectory
             self.overflowDrainBytes = overflowDrainBytes
+            self.shutdownTimeout = shutdownTimeout
         }
 
         /// Checks ranges eagerly, so a bad value fails at start rather than under load.

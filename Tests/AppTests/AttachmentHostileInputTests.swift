@@ -148,9 +148,9 @@ struct AttachmentHostileInputTests {
         #expect(try await device.register("att-1", file).status == 200)
         let anonymous = try await server.send("PUT", "/v1/attachments/att-1/chunks/0", body: file.chunks[0], token: "forged")
         #expect(anonymous.status == 401 && anonymous.errorCode == "UNAUTHENTICATED")
-        var settings = try server.application.services.settings.current()
+        var settings = try server.application.core.settings.current()
         settings.maintenanceMode = true
-        try server.application.services.settings.update(settings, by: nil)
+        try server.application.core.settings.update(settings, by: nil)
         let closed = try await device.put("att-1", file, chunk: 0)
         #expect(closed.status == 503 && closed.errorCode == "MAINTENANCE" && closed.headers["retry-after"] != nil, "\(closed)")
         #expect(server.files(in: "uploads").isEmpty)

@@ -60,7 +60,7 @@ struct CommandLineTests {
             #expect(output.status == 1, "\(output)")
             #expect(output.standardError.contains(message), "\(output)")
         }
-        #expect(try server.services.accounts.listUsers().map(\.username) == ["admin"])
+        #expect(try server.core.accounts.listUsers().map(\.username) == ["admin"])
     }
 
     @Test("user suspend and reactivate from another process reach a running server's cached device")

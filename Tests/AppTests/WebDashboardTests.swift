@@ -50,7 +50,7 @@ struct WebDashboardTests {
                     """)
             }
         }
-        _ = try server.app.services.accounts.issueToken(userId: ana.id, deviceId: "d-1", platform: nil, appVersion: nil, lifetime: 3600)
+        _ = try server.app.core.accounts.issueToken(userId: ana.id, deviceId: "d-1", platform: nil, appVersion: nil, lifetime: 3600)
     }
 
     @Test("Administrators see counts for the whole server")

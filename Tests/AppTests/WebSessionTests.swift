@@ -83,7 +83,7 @@ struct WebSessionTests {
         defer { server.stop() }
         try server.createUser("ana", role: .field)
         try server.createUser("dina", role: .dispatcher)
-        try server.app.services.accounts.setSuspended(username: "dina", true)
+        try server.app.core.accounts.setSuspended(username: "dina", true)
         let cases: [(String, String, Int, String)] = [
             ("ana", WebTestServer.password, 403, "Field accounts sign in on the FieldSync app."),
             ("dina", WebTestServer.password, 403, "This account is suspended."),

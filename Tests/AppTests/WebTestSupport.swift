@@ -56,13 +56,13 @@ final class WebTestServer: Sendable {
         app.shutdown(timeout: .seconds(2))
     }
 
-    var database: PostgresClient { app.services.database }
+    var database: PostgresClient { app.core.database }
 
     /// Creates an account with `password` directly in the store.
     @discardableResult
     func createUser(_ username: String, role: Role, team: String? = nil) throws -> UserAccount {
-        try app.services.accounts.createUser(
-            username: username, role: role, teamId: team, passwordHash: try app.services.passwords.hash(Self.password))
+        try app.core.accounts.createUser(
+            username: username, role: role, teamId: team, passwordHash: try app.core.passwords.hash(Self.password))
     }
 
     /// A browser signed in as `username` (the admin when nil).

@@ -22,8 +22,9 @@ struct LifecycleTests {
     func runUntilCancelled() async throws {
         let router = Router()
         router.add(.GET, "/ping") { _ in .text("pong") }
-        let server = HTTPServer(configuration: .init(port: 0), router: router, logger: Logger(label: "test", sink: .capturing()))
-        let serving = Task { try await server.run(shutdownTimeout: .seconds(1)) }
+        let server = HTTPServer(
+            configuration: .init(port: 0, shutdownTimeout: .seconds(1)), router: router, logger: Logger(label: "test", sink: .capturing()))
+        let serving = Task { try await server.run() }
         // Other tests block cooperative threads, so the serving task may start late.
         for _ in 0..<3000 where server.port == 0 {
             try await Task.sleep(for: .milliseconds(10))

@@ -32,9 +32,9 @@ struct UserAddCommand: Command {
         }
         let password = try arguments.value("password") ?? PasswordInput.read(prompt: "Password for \(username): ")
         guard password.count >= 8 else { throw CommandError("the password must have at least 8 characters") }
-        let user = try CommandDatabase.with(arguments, environment) { services in
-            try services.accounts.createUser(
-                username: username, role: role, teamId: arguments.value("team"), passwordHash: try services.passwords.hash(password))
+        let user = try CommandDatabase.with(arguments, environment) { core in
+            try core.accounts.createUser(
+                username: username, role: role, teamId: arguments.value("team"), passwordHash: try core.passwords.hash(password))
         }
         print("Created \(user.role.rawValue) \(user.username) (id \(user.id)\(user.teamId.map { ", team \($0)" } ?? "")).")
         return 0

@@ -20,7 +20,7 @@ import Synchronization
 /// let stream = try hub.subscribe(EventViewer(principal: ana, feed: .device), resume: .after(41))
 /// return Response(headers: ["Content-Type": "text/event-stream"], body: .stream(stream))
 /// ```
-public final class EventHub: Sendable {
+public final class EventHub: Service {
     /// Tuning of the feeds; the defaults are the protocol's.
     public struct Options: Sendable {
         /// How often an idle stream gets a `: ping` comment. Default 25 s.
@@ -50,6 +50,7 @@ public final class EventHub: Sendable {
         var running = false
     }
 
+    public let name = "live-events"
     public let options: Options
     private let feed: any OutboxReader
     private let logger: Logger

@@ -98,7 +98,7 @@ public final class AttachmentService: Sendable {
     /// A new session, after the scope and limit checks; complete at once when the bytes are
     /// already stored. Returns the state and whether it is complete.
     private func create(
-        _ declaration: UploadDeclaration, by principal: Principal, limits: ServerSettings, in tx: AttachmentTransaction
+        _ declaration: UploadDeclaration, by principal: Principal, limits: ServerSettings, in tx: any AttachmentTransaction
     ) throws -> (UploadState, Bool) {
         let scope = try tx.recordScope(collection: declaration.collection, recordId: declaration.recordId)
         if let scope, !principal.canSee(scope) { throw AttachmentError.outOfScope }

@@ -1,4 +1,4 @@
-/// Why a back-office page cannot be shown: `PageRoutes` answers with the HTML error page of
+/// Why a back-office page cannot be shown: `BackOfficePages` answers with the HTML error page of
 /// its status.
 enum PageError: Error {
     /// Nothing at this address (no such order, user, conflict…).

@@ -8,14 +8,14 @@ import Templating
 ///
 /// A revoked token gets 401 on the device's next call; the device signs in again,
 /// and its queued work is kept.
-struct DevicesController {
+struct DevicePages {
     let accounts: any AccountStore
     let renderer: PageRenderer
     let configuration: WebConfiguration
 
     static let path = "/admin/devices"
 
-    func register(on routes: PageRoutes) {
+    func register(on routes: BackOfficePages) {
         routes.add(.GET, Self.path, area: .users, handler: list)
         routes.add(.GET, "\(Self.path)/{tokenId}/revoke", area: .users, handler: confirmRevocation)
         routes.add(.POST, "\(Self.path)/{tokenId}/revoke", area: .users, handler: revoke)
@@ -88,7 +88,7 @@ struct DevicesController {
         let revokePath = "\(path)/\(token.tokenId)/revoke?" + SafeRedirect.encodeQuery([("return", returnPath)])
         return [
             "deviceId": .string(token.deviceId), "username": .string(token.username),
-            "userPath": .string("\(UsersController.path)/\(token.userId)"),
+            "userPath": .string("\(UserListPage.path)/\(token.userId)"),
             "platform": token.platform.map(TemplateValue.string) ?? .null, "appVersion": token.appVersion.map(TemplateValue.string) ?? .null,
             "signedIn": .string(Formatting.dateTime(token.createdAt, in: timeZone)),
             "expires": .string(Formatting.date(token.expiresAt, in: timeZone)),

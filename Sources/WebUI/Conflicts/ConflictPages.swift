@@ -7,19 +7,19 @@ import Templating
 /// The review queue: `GET /admin/conflicts` (open conflicts, oldest first, filtered by
 /// collection and team), one conflict's page with both revisions side by side, and its
 /// resolution: keep the server's version, take the device's, or choose field by field.
-struct ConflictQueueController {
+struct ConflictPages {
     let conflicts: any ConflictStore
     let changes: ServerChangeService
     let renderer: PageRenderer
     let configuration: WebConfiguration
 
-    static let path = "/admin/conflicts"
+    static let path = Area.conflicts.path
 
     static func path(of id: String) -> String {
         "\(path)/\(PathSegment.encode(id))"
     }
 
-    func register(on routes: PageRoutes) {
+    func register(on routes: BackOfficePages) {
         routes.add(.GET, Self.path, area: .conflicts, handler: list)
         routes.add(.GET, "\(Self.path)/{id}", area: .conflicts, handler: show)
         routes.add(.POST, "\(Self.path)/{id}/resolve", area: .conflicts, handler: resolve)
@@ -119,8 +119,8 @@ struct ConflictQueueController {
         let comparison = ConflictComparison(entry)
         var content: [String: TemplateValue] = [
             "id": .string(entry.id), "collection": .string(entry.collection), "recordId": .string(entry.recordId),
-            "historyPath": .string(SyncCentreController.recordPath(entry.collection, entry.recordId)),
-            "devicePath": .string(SyncCentreController.devicePath(entry.deviceId)),
+            "historyPath": .string(SyncCentrePages.recordPath(entry.collection, entry.recordId)),
+            "devicePath": .string(SyncCentrePages.devicePath(entry.deviceId)),
             "author": .string(conflict.authorName ?? entry.authorId), "deviceId": .string(entry.deviceId), "opId": .string(entry.opId),
             "team": conflict.teamId.map(TemplateValue.string) ?? .null, "opened": .string(opened(entry)),
             "open": .bool(entry.state == .open), "resolvePath": .string(Self.path(of: entry.id) + "/resolve"),
@@ -137,5 +137,17 @@ struct ConflictQueueController {
             "pages/conflict", title: "Conflict on \(entry.recordId)", area: .conflicts, session: context.session, content: content, status: status)
         page.notice = notice
         return try renderer.render(page)
+    }
+}
+
+extension Area {
+    /// `/admin/conflicts`: the open conflicts people decide.
+    public static let conflicts = Area(path: "/admin/conflicts", title: "Conflicts", access: [.admin: .manage, .dispatcher: .manage])
+}
+
+extension BackOfficePages {
+    /// Adds the conflict pages: the open conflicts, one conflict, its resolution.
+    public func addConflictPages(conflicts: any ConflictStore, changes: ServerChangeService) {
+        ConflictPages(conflicts: conflicts, changes: changes, renderer: renderer, configuration: configuration).register(on: self)
     }
 }

@@ -9,7 +9,7 @@ import Templating
 ///
 /// Suspending and resetting a password sign the user out of the back-office
 /// everywhere; a suspended user's devices get 403 on their next call.
-struct UserController {
+struct UserPages {
     let accounts: any AccountStore
     let passwords: PasswordHasher
     let sessions: SessionManager
@@ -17,10 +17,10 @@ struct UserController {
     let configuration: WebConfiguration
 
     static func path(of user: UserAccount) -> String {
-        "\(UsersController.path)/\(user.id)"
+        "\(UserListPage.path)/\(user.id)"
     }
 
-    func register(on routes: PageRoutes) {
+    func register(on routes: BackOfficePages) {
         routes.add(.GET, "/admin/users/{id}", area: .users, handler: show)
         routes.add(.POST, "/admin/users/{id}/password", area: .users, handler: resetPassword)
         routes.add(.GET, "/admin/users/{id}/suspend", area: .users, handler: confirmSuspension)
@@ -109,7 +109,7 @@ struct UserController {
                 "created": .string(Formatting.dateTime(user.createdAt, in: configuration.timeZone)),
                 "isViewer": .bool(user.id == context.session.user.id),
             ],
-            "devices": .array(tokens.map { DevicesController.row($0, now: now, timeZone: configuration.timeZone, returnPath: Self.path(of: user)) }),
+            "devices": .array(tokens.map { DevicePages.row($0, now: now, timeZone: configuration.timeZone, returnPath: Self.path(of: user)) }),
             "hasDevices": .bool(!tokens.isEmpty),
             "passwordError": passwordError.map(TemplateValue.string) ?? .null,
         ]

@@ -8,13 +8,13 @@ import Templating
 /// ended), a device's journal (also as CSV or JSON) and a record's history.
 ///
 /// Supervisors see it read-only and only for their own team's devices and records.
-struct SyncCentreController {
+struct SyncCentrePages {
     let store: any SyncCentreStore
     let settings: any SettingsStore
     let renderer: PageRenderer
     let configuration: WebConfiguration
 
-    static let path = "/admin/sync"
+    static let path = Area.syncCentre.path
 
     static func devicePath(_ deviceId: String) -> String {
         "\(path)/devices/\(PathSegment.encode(deviceId))"
@@ -24,7 +24,7 @@ struct SyncCentreController {
         "\(path)/records/\(PathSegment.encode(collection))/\(PathSegment.encode(recordId))"
     }
 
-    func register(on routes: PageRoutes) {
+    func register(on routes: BackOfficePages) {
         routes.add(.GET, Self.path, area: .syncCentre, handler: list)
         routes.add(.GET, "\(Self.path)/devices/{deviceId}", area: .syncCentre, handler: journal)
         routes.add(.GET, "\(Self.path)/records/{collection}/{recordId}", area: .syncCentre, handler: history)
@@ -135,7 +135,7 @@ struct SyncCentreController {
     private static func snapshot(_ record: RecordSnapshot) -> TemplateValue {
         [
             "serverSeq": .string(String(record.serverSeq)), "deleted": .bool(record.deleted),
-            "conflictPath": record.conflictId.map { .string(ConflictQueueController.path(of: $0)) } ?? .null,
+            "conflictPath": record.conflictId.map { .string(ConflictPages.path(of: $0)) } ?? .null,
             "fields": .array(record.payload.sorted { $0.key < $1.key }.map { ["name": .string($0.key), "value": .string(ValueText.text($0.value))] }),
             "scope": .string(record.scopeKeys.map(\.rawValue).joined(separator: ", ")),
         ]
@@ -183,21 +183,15 @@ struct SyncCentreController {
     }
 }
 
-/// Which team's figures and sync data a viewer may see: everything for dispatchers and administrators,
-/// their own team for supervisors (nothing when they have none).
-struct TeamScope {
-    let teamId: String?
-    let blocked: Bool
-    let label: String
+extension Area {
+    /// `/admin/sync`: devices, journals and record histories; read-only for supervisors.
+    public static let syncCentre = Area(
+        path: "/admin/sync", title: "Sync centre", access: [.admin: .manage, .dispatcher: .manage, .supervisor: .view])
+}
 
-    init(_ session: WebSession) {
-        let user = session.user
-        if user.role == .supervisor {
-            teamId = user.teamId
-            blocked = user.teamId == nil
-            label = user.teamId.map { "Team \($0)" } ?? "No team"
-        } else {
-            (teamId, blocked, label) = (nil, false, "All teams")
-        }
+extension BackOfficePages {
+    /// Adds the sync centre: devices, a device's journal (also as CSV or JSON) and a record's history.
+    public func addSyncCentrePages(store: any SyncCentreStore, settings: any SettingsStore) {
+        SyncCentrePages(store: store, settings: settings, renderer: renderer, configuration: configuration).register(on: self)
     }
 }

@@ -7,7 +7,7 @@ import Templating
 
 /// `GET /admin/users` (accounts by name, a page at a time, with their live devices) and
 /// `POST /admin/users` (create one).
-struct UsersController {
+struct UserListPage {
     let accounts: any AccountStore
     let passwords: PasswordHasher
     let renderer: PageRenderer
@@ -15,7 +15,7 @@ struct UsersController {
 
     static let path = Area.users.path
 
-    func register(on routes: PageRoutes) {
+    func register(on routes: BackOfficePages) {
         routes.add(.GET, Self.path, area: .users, handler: list)
         routes.add(.POST, Self.path, area: .users, handler: create)
     }
@@ -30,7 +30,7 @@ struct UsersController {
         do {
             let hash = try passwords.hash(valid.password)
             let user = try accounts.createUser(username: valid.username, role: valid.role, teamId: valid.teamId, passwordHash: hash)
-            return .redirect(to: UserController.path(of: user) + "?notice=created")
+            return .redirect(to: UserPages.path(of: user) + "?notice=created")
         } catch AccountError.usernameTaken {
             form.reject(username: "This user name is already taken.")
         } catch AccountError.invalidUsername {
@@ -68,10 +68,26 @@ struct UsersController {
     private func row(_ listed: ListedUser) -> TemplateValue {
         let user = listed.account
         return [
-            "username": .string(user.username), "path": .string(UserController.path(of: user)),
+            "username": .string(user.username), "path": .string(UserPages.path(of: user)),
             "role": .string(Formatting.roleName(user.role)), "roleKey": .string(user.role.rawValue),
             "team": user.teamId.map(TemplateValue.string) ?? .null, "suspended": .bool(user.suspended),
             "devices": .int(listed.liveDevices), "created": .string(Formatting.date(user.createdAt, in: configuration.timeZone)),
         ]
+    }
+}
+
+extension Area {
+    /// `/admin/users`: users and their device sign-ins.
+    public static let users = Area(path: "/admin/users", title: "Users & devices", access: [.admin: .manage])
+}
+
+extension BackOfficePages {
+    /// Adds signing in and out, and the pages of users and their devices.
+    public func addAccountPages(accounts: any AccountStore, login: LoginService, passwords: PasswordHasher) {
+        SignInPages(login: login, sessions: sessions, csrf: csrf, renderer: renderer).register(on: self)
+        UserListPage(accounts: accounts, passwords: passwords, renderer: renderer, configuration: configuration).register(on: self)
+        UserPages(accounts: accounts, passwords: passwords, sessions: sessions, renderer: renderer, configuration: configuration)
+            .register(on: self)
+        DevicePages(accounts: accounts, renderer: renderer, configuration: configuration).register(on: self)
     }
 }

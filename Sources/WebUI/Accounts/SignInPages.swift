@@ -9,13 +9,13 @@ import Templating
 /// against the same throttle as the device token endpoint. The sign-in form carries a
 /// CSRF token bound to a nonce cookie set with the page, so another site cannot sign a
 /// browser in to an account of its choosing.
-struct LoginController {
+struct SignInPages {
     let login: LoginService
     let sessions: SessionManager
     let csrf: CSRFProtection
     let renderer: PageRenderer
 
-    func register(on routes: PageRoutes) {
+    func register(on routes: BackOfficePages) {
         routes.addPublic(.GET, "/", handler: { _ in .redirect(to: SafeRedirect.home) })
         routes.addPublic(.GET, "/login", handler: show)
         routes.addPublic(.POST, "/login", handler: signIn)

@@ -5,7 +5,7 @@ import Templating
 
 /// `GET /admin`: what needs attention now, counted for the whole server or, for a
 /// supervisor, for their team.
-struct DashboardController {
+struct DashboardPage {
     let dashboard: any DashboardStore
     let settings: any SettingsStore
     let renderer: PageRenderer
@@ -23,8 +23,8 @@ struct DashboardController {
         var urgent = false
     }
 
-    func register(on routes: PageRoutes) {
-        routes.add(.GET, "/admin", area: .dashboard, handler: show)
+    func register(on routes: BackOfficePages) {
+        routes.add(.GET, Area.dashboard.path, area: .dashboard, handler: show)
     }
 
     @Sendable func show(_ context: WebContext) throws -> Response {
@@ -65,7 +65,7 @@ struct DashboardController {
             cards.append(
                 Card(
                     label: "Signed-in devices", value: counts.devicesWithTokens, hint: "Holding a valid sign-in token", area: .users,
-                    path: DevicesController.path))
+                    path: DevicePages.path))
             cards.append(Card(label: "Active users", value: counts.activeUsers, hint: "Accounts that are not suspended", area: .users))
         }
         return cards
@@ -111,5 +111,17 @@ struct DashboardController {
             ])
         }
         return banners
+    }
+}
+
+extension Area {
+    /// `/admin`: what needs attention now.
+    public static let dashboard = Area(path: "/admin", title: "Dashboard", access: [.admin: .view, .dispatcher: .view, .supervisor: .view])
+}
+
+extension BackOfficePages {
+    /// Adds the dashboard.
+    public func addDashboard(counts: any DashboardStore, settings: any SettingsStore) {
+        DashboardPage(dashboard: counts, settings: settings, renderer: renderer, configuration: configuration).register(on: self)
     }
 }

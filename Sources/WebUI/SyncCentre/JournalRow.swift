@@ -49,9 +49,9 @@ struct JournalRow: Encodable {
 
     var templateValue: TemplateValue {
         [
-            "deviceId": .string(deviceId), "devicePath": .string(SyncCentreController.devicePath(deviceId)), "opId": .string(opId),
+            "deviceId": .string(deviceId), "devicePath": .string(SyncCentrePages.devicePath(deviceId)), "opId": .string(opId),
             "clientSeq": .string(String(clientSeq)), "collection": .string(collection), "recordId": .string(recordId),
-            "recordPath": .string(SyncCentreController.recordPath(collection, recordId)), "type": type.map(TemplateValue.string) ?? .null,
+            "recordPath": .string(SyncCentrePages.recordPath(collection, recordId)), "type": type.map(TemplateValue.string) ?? .null,
             "fields": .string(fields.joined(separator: ", ")), "author": author.map(TemplateValue.string) ?? .null,
             "statusLabel": .string(statusLabel), "statusKey": .string(badge), "code": code.map(TemplateValue.string) ?? .null,
             "explanation": explanation.map(TemplateValue.string) ?? .null, "serverSeq": serverSeq.map { .string(String($0)) } ?? .null,

@@ -8,14 +8,14 @@ import Templating
 ///
 /// A save stores the changed keys, their audit rows and a `settings.changed` event in
 /// one transaction (`SettingsStore.update`).
-struct SettingsController {
+struct SettingsPages {
     let settings: any SettingsStore
     let renderer: PageRenderer
     let configuration: WebConfiguration
 
-    func register(on routes: PageRoutes) {
-        routes.add(.GET, "/admin/settings", area: .settings, handler: show)
-        routes.add(.POST, "/admin/settings", area: .settings, handler: save)
+    func register(on routes: BackOfficePages) {
+        routes.add(.GET, Area.settings.path, area: .settings, handler: show)
+        routes.add(.POST, Area.settings.path, area: .settings, handler: save)
     }
 
     @Sendable func show(_ context: WebContext) throws -> Response {
@@ -36,7 +36,7 @@ struct SettingsController {
             return try page(form, context: context, notice: notice, status: 422)
         }
         let changes = try settings.update(updated, by: context.session.user.id)
-        return .redirect(to: "/admin/settings?notice=" + (changes.isEmpty ? "unchanged" : "saved"))
+        return .redirect(to: Area.settings.path + "?notice=" + (changes.isEmpty ? "unchanged" : "saved"))
     }
 
     private func page(_ form: SettingsForm, context: WebContext, notice: Notice?, status: Int = 200) throws -> Response {
@@ -91,5 +91,17 @@ struct SettingsController {
             "from": .string(SettingsForm.display(key: entry.key, json: entry.old)),
             "to": .string(SettingsForm.display(key: entry.key, json: entry.new)),
         ]
+    }
+}
+
+extension Area {
+    /// `/admin/settings`: version gating, maintenance, retention and limits.
+    public static let settings = Area(path: "/admin/settings", title: "Settings", access: [.admin: .manage])
+}
+
+extension BackOfficePages {
+    /// Adds the settings page and its audited save.
+    public func addSettingsPages(settings: any SettingsStore) {
+        SettingsPages(settings: settings, renderer: renderer, configuration: configuration).register(on: self)
     }
 }

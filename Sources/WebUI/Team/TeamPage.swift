@@ -5,14 +5,14 @@ import Templating
 
 /// `GET /admin/team`: a team's members with their records, ops and last sync. Supervisors
 /// see their own team; administrators pick any team with `?team=`.
-struct TeamController {
+struct TeamPage {
     let rollups: any TeamRollupStore
     let renderer: PageRenderer
     let configuration: WebConfiguration
 
-    static let path = "/admin/team"
+    static let path = Area.teamRollup.path
 
-    func register(on routes: PageRoutes) {
+    func register(on routes: BackOfficePages) {
         routes.add(.GET, Self.path, area: .teamRollup, handler: show)
     }
 
@@ -20,7 +20,7 @@ struct TeamController {
         let user = context.session.user
         let isSupervisor = user.role == .supervisor
         let teams = isSupervisor ? [] : try rollups.teams()
-        let team = isSupervisor ? user.teamId : ConflictQueueController.filter(context.request.query["team"]) ?? teams.first
+        let team = isSupervisor ? user.teamId : ConflictPages.filter(context.request.query["team"]) ?? teams.first
         let members = try team.map(rollups.rollup) ?? []
         let content: [String: TemplateValue] = [
             "team": team.map(TemplateValue.string) ?? .null, "canPick": .bool(!isSupervisor && !teams.isEmpty),
@@ -50,5 +50,17 @@ struct TeamController {
             "records": sum(\.activeRecords), "inReview": sum(\.recordsInReview), "deferred": sum(\.opsDeferred),
             "rejected": sum(\.opsRejected), "openConflicts": sum(\.openConflicts),
         ]
+    }
+}
+
+extension Area {
+    /// `/admin/team`: a team's members and their figures.
+    public static let teamRollup = Area(path: "/admin/team", title: "Team", access: [.admin: .view, .supervisor: .view])
+}
+
+extension BackOfficePages {
+    /// Adds the team roll-up page.
+    public func addTeamPage(rollups: any TeamRollupStore) {
+        TeamPage(rollups: rollups, renderer: renderer, configuration: configuration).register(on: self)
     }
 }

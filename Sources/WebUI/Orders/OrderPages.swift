@@ -11,7 +11,7 @@ import Templating
 ///
 /// Confirm and Reject post twice: first to the "Are you sure?" page, which posts again
 /// with `confirmed=yes`.
-struct OrdersController {
+struct OrderPages {
     let queue: any OrderStore
     let orders: OrderService
     let renderer: PageRenderer
@@ -23,7 +23,7 @@ struct OrdersController {
         "\(path)/\(PathSegment.encode(orderId))"
     }
 
-    func register(on routes: PageRoutes) {
+    func register(on routes: BackOfficePages) {
         routes.add(.GET, Self.path, area: .orders, handler: list)
         routes.add(.GET, "\(Self.path)/{id}", area: .orders, handler: show)
         routes.add(.POST, "\(Self.path)/{id}/confirm", area: .orders, handler: confirm)
@@ -164,5 +164,17 @@ struct OrdersController {
         var page = Page("pages/order", title: "Order \(order.orderId)", area: .orders, session: context.session, content: content, status: status)
         page.notice = notice
         return try renderer.render(page)
+    }
+}
+
+extension Area {
+    /// `/admin/orders`: the order desk.
+    public static let orders = Area(path: "/admin/orders", title: "Orders", access: [.admin: .manage, .dispatcher: .manage])
+}
+
+extension BackOfficePages {
+    /// Adds the order desk: the queue, one order, its confirmation and rejection.
+    public func addOrderPages(queue: any OrderStore, orders: OrderService) {
+        OrderPages(queue: queue, orders: orders, renderer: renderer, configuration: configuration).register(on: self)
     }
 }
