@@ -2,7 +2,9 @@
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny")
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 /// A library target of the server with the package's common settings.
@@ -46,21 +48,21 @@ let package = Package(
         module("Worker", ["SyncEngine", "Support"]),
 
         // MARK: - Composition and executable
-        module("App", ["HTTP", "Postgres", "Storage", "SyncAPI", "WebUI", "Worker", "SyncEngine", "Templating", "Cryptography", "Support"]),
-        .executableTarget(name: "fieldsync", dependencies: ["App", "Support"], swiftSettings: swiftSettings),
+        module("App", ["HTTP", "Postgres", "Storage", "SyncAPI", "WebUI", "Worker", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
+        .executableTarget(name: "fieldsync", dependencies: ["App"], swiftSettings: swiftSettings),
 
         // MARK: - Tooling (benchmarks and their bulk data; no product target imports these, so the
         // server binary links neither them nor the HTTP client they use)
         module("Seeding", ["Postgres", "Storage"]),
         module("FieldSyncTools", ["App", "Seeding", "Storage", "SyncAPI", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
-        .executableTarget(name: "fieldsync-tools", dependencies: ["FieldSyncTools"], swiftSettings: swiftSettings),
+        .executableTarget(name: "fieldsync-tools", dependencies: ["App", "FieldSyncTools"], swiftSettings: swiftSettings),
 
         // MARK: - Device SDK
         module("SQLite", ["CSQLite"]),
 
         // MARK: - Test support
         module("PostgresTesting", ["Postgres", "Support"]),
-        module("AppTesting", ["App", "PostgresTesting", "Postgres", "Storage", "SyncEngine", "SyncProtocol", "Support"]),
+        module("AppTesting", ["App", "PostgresTesting", "Postgres", "Storage", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
 
         // MARK: - Tests
         tests("SupportTests", ["Support"]),
@@ -69,12 +71,12 @@ let package = Package(
         tests("HTTPTests", ["HTTP", "Support", "SyncAPI", "SyncProtocol"]),
         tests("TemplatingTests", ["Templating"], resources: [.copy("Fixtures")]),
         tests("SyncEngineTests", ["SyncEngine", "SyncProtocol", "Support", "Cryptography"]),
-        tests("SyncAPITests", ["SyncAPI", "HTTP", "SyncEngine"]),
+        tests("SyncAPITests", ["SyncAPI", "HTTP", "SyncEngine", "SyncProtocol"]),
         tests("StorageTests", ["Storage", "Postgres", "PostgresTesting", "Cryptography", "Support", "SyncProtocol", "SyncEngine"]),
         tests("SQLiteTests", ["SQLite"]),
         tests("WebUITests", ["WebUI", "HTTP", "SyncEngine", "SyncProtocol", "Templating"]),
-        tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncEngine", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
-        tests("SeedingTests", ["Seeding", "Storage", "Postgres", "PostgresTesting", "Support", "SyncProtocol"]),
-        tests("FieldSyncToolsTests", ["FieldSyncTools", "AppTesting"]),
+        tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncEngine", "SyncProtocol", "WebUI", "Storage", "Postgres", "PostgresTesting", "Cryptography", "Support"]),
+        tests("SeedingTests", ["Seeding", "Storage", "Postgres", "PostgresTesting", "Support", "SyncEngine", "SyncProtocol"]),
+        tests("FieldSyncToolsTests", ["FieldSyncTools", "App", "AppTesting"]),
     ]
 )

@@ -5,6 +5,7 @@ public import Storage
 public import Support
 public import SyncAPI
 public import SyncEngine
+import SyncProtocol
 
 /// What the features of one FieldSync process are built from: the database, the schema, and
 /// the services several features share (settings, accounts, the sync engine, the checks of

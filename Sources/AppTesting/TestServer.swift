@@ -1,11 +1,13 @@
 public import App
+import Cryptography
 public import Foundation
 public import Postgres
 import PostgresTesting
-public import SyncEngine
+import Storage
 public import Support
-public import SyncProtocol
+public import SyncEngine
 import Synchronization
+public import SyncProtocol
 
 /// A real FieldSync `Application` on 127.0.0.1 and a free port, on a fresh database.
 ///

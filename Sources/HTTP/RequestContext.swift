@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 internal import Foundation
+import Support
 internal import Synchronization
 
 /// What is known of a request once its headers are in.

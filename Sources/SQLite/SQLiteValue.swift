@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A value stored in or read from SQLite.
 public enum SQLiteValue: Hashable, Sendable {

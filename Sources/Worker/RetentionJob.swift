@@ -1,4 +1,4 @@
-import SyncEngine
+public import SyncEngine
 
 /// Deletes op results, tombstones, scope exits and old events past their retention windows.
 public struct RetentionJob: Job {

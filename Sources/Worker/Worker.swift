@@ -1,6 +1,6 @@
 import Foundation
-import Support
-import SyncEngine
+public import Support
+public import SyncEngine
 import Synchronization
 
 /// Runs jobs on a fixed interval on a thread of its own, each under a job lock so that of

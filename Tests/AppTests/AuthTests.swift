@@ -1,6 +1,9 @@
+import App
 import AppTesting
 import Foundation
 import Postgres
+import Storage
+import SyncEngine
 import SyncProtocol
 import Testing
 

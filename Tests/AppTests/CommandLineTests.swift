@@ -2,6 +2,8 @@ import App
 import AppTesting
 import Foundation
 import PostgresTesting
+import Storage
+import SyncEngine
 import SyncProtocol
 import Testing
 

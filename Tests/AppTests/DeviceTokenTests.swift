@@ -1,7 +1,9 @@
 import App
 import AppTesting
 import Foundation
+import Storage
 import Support
+import SyncEngine
 import Testing
 
 /// Bearer authentication of device calls, revocation and suspension, over HTTP.

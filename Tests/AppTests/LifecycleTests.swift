@@ -1,11 +1,14 @@
+import App
 import AppTesting
 import Foundation
 import HTTP
 import Postgres
 import PostgresTesting
+import Storage
 import Support
-import SyncProtocol
+import SyncEngine
 import Synchronization
+import SyncProtocol
 import Testing
 
 /// Start-up (first admin) and graceful shutdown of the whole application.

@@ -1,10 +1,11 @@
+import App
 import AppTesting
 import Foundation
 import HTTP
 import Storage
-import SyncEngine
 import Support
 import SyncAPI
+import SyncEngine
 import SyncProtocol
 import Testing
 

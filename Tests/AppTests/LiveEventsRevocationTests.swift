@@ -1,5 +1,9 @@
+import App
 import AppTesting
 import Foundation
+import Storage
+import SyncAPI
+import SyncEngine
 import Testing
 
 /// An open live feed lasts only as long as the credential it was opened with.

@@ -1,5 +1,7 @@
+import App
 import AppTesting
 import Foundation
+import Postgres
 import SyncProtocol
 import Testing
 

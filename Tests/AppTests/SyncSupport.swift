@@ -1,10 +1,11 @@
+import App
 import AppTesting
 import Foundation
 import Postgres
 import Storage
 import SyncEngine
-import SyncProtocol
 import Synchronization
+import SyncProtocol
 
 /// Field values of an op or a payload: name to value.
 typealias Values = [String: JSONValue]

@@ -1,6 +1,8 @@
+import App
 import AppTesting
 import Foundation
 import Postgres
+import SyncEngine
 import SyncProtocol
 import Testing
 

@@ -1,14 +1,16 @@
 import App
 import AppTesting
+import Cryptography
 import Foundation
 import Postgres
 import PostgresTesting
 import Storage
-import SyncEngine
 import Support
-import SyncProtocol
+import SyncEngine
 import Synchronization
+import SyncProtocol
 import Testing
+import WebUI
 
 // A small harness for the back-office tests: the real application on a fresh database,
 // and a browser that speaks HTTP over a socket and keeps cookies.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import Support
 import SyncAPI
 import SyncProtocol
 import Testing

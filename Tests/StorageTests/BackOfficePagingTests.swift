@@ -4,6 +4,7 @@ import SyncEngine
 import Testing
 
 @testable import Storage
+import SyncProtocol
 
 /// Follows `next` from the first page to the last and returns every row in order.
 private func walk<Row>(_ fetch: (PageCursor?) throws -> PageOf<Row>) throws -> (rows: [Row], pages: Int) {

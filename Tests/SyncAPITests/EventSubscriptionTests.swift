@@ -1,10 +1,11 @@
 import Foundation
 import HTTP
-import Synchronization
 import SyncEngine
+import Synchronization
 import Testing
 
 @testable import SyncAPI
+import SyncProtocol
 
 @Suite("Live feed subscriber queues")
 struct EventSubscriptionTests {

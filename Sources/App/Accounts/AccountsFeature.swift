@@ -1,6 +1,6 @@
-import SyncAPI
-import SyncEngine
-import WebUI
+public import SyncAPI
+public import SyncEngine
+public import WebUI
 
 /// Accounts and sessions: device sign-in (`/v1/auth/token`), back-office sign-in, and the
 /// pages of users and their devices.

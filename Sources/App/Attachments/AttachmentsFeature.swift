@@ -1,7 +1,7 @@
 import Storage
-import SyncAPI
-import SyncEngine
-import Worker
+public import SyncAPI
+public import SyncEngine
+public import Worker
 
 /// Resumable uploads and downloads of attachments (`/v1/attachments/…`), and the job that
 /// sweeps expired upload sessions.

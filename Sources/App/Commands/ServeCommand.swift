@@ -1,5 +1,6 @@
 import Foundation
 import Support
+import Worker
 
 /// `fieldsync serve`: runs the HTTP server until SIGINT or SIGTERM.
 struct ServeCommand: Command {

@@ -1,7 +1,9 @@
+import Cryptography
 import Foundation
 import Storage
-import SyncProtocol
 import Support
+import SyncEngine
+import SyncProtocol
 
 /// `fieldsync user add`: creates a user (and its team).
 struct UserAddCommand: Command {

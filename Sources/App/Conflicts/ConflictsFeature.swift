@@ -1,6 +1,6 @@
 import Storage
-import SyncAPI
-import WebUI
+public import SyncAPI
+public import WebUI
 
 /// Conflicts that need a person: listed and resolved by devices (`/v1/conflicts`) and in the
 /// back-office.

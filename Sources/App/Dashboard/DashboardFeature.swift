@@ -1,5 +1,5 @@
 import Storage
-import WebUI
+public import WebUI
 
 /// The back-office dashboard: what needs attention now.
 public struct DashboardFeature: Feature {

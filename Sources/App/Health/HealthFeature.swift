@@ -1,5 +1,5 @@
 import Storage
-import SyncAPI
+public import SyncAPI
 
 /// `GET /v1/health` for monitors and load balancers.
 public struct HealthFeature: Feature {

@@ -1,7 +1,7 @@
 import Storage
-import Support
-import SyncAPI
-import WebUI
+public import Support
+public import SyncAPI
+public import WebUI
 
 /// The live operations feed: `GET /v1/events` for devices, `GET /admin/events` for the
 /// back-office, and the hub that fans the outbox out to both.

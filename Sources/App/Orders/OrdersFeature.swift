@@ -1,7 +1,7 @@
 import Storage
-import SyncAPI
+public import SyncAPI
 import SyncEngine
-import WebUI
+public import WebUI
 
 /// Orders: submitted by devices under an idempotency key, decided in the back-office's order
 /// desk or by dispatchers' devices, through one `OrderService`.

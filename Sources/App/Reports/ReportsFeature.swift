@@ -1,5 +1,5 @@
 import Storage
-import SyncAPI
+public import SyncAPI
 import SyncEngine
 
 /// The simple contract of report apps: `POST /v1/reports/sync`, report photos and

@@ -1,5 +1,5 @@
 import Storage
-import Worker
+public import Worker
 
 /// Retention: the job that deletes what the retention settings no longer require.
 public struct RetentionFeature: Feature {

@@ -1,5 +1,5 @@
-import SyncAPI
-import WebUI
+public import SyncAPI
+public import WebUI
 
 /// The operator's settings: what devices read (`GET /v1/config`) and the audited settings page.
 public struct SettingsFeature: Feature {

@@ -1,7 +1,7 @@
 import Foundation
 import Storage
-import SyncAPI
-import SyncEngine
+public import SyncAPI
+public import SyncEngine
 
 /// Push and pull (`/v1/sync/…`): the device side of the sync engine.
 public struct SyncFeature: Feature {

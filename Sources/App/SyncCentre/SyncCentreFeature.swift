@@ -1,5 +1,5 @@
 import Storage
-import WebUI
+public import WebUI
 
 /// The back-office's sync centre: devices, their journals, record histories.
 public struct SyncCentreFeature: Feature {

@@ -1,6 +1,6 @@
 import Storage
-import SyncAPI
-import WebUI
+public import SyncAPI
+public import WebUI
 
 /// The team roll-up: for supervisors' phones (`GET /v1/team/rollup`) and the back-office.
 public struct TeamFeature: Feature {

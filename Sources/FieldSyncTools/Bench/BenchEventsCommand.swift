@@ -1,7 +1,9 @@
 import App
+import Cryptography
 import Foundation
 import Storage
 import Support
+import SyncAPI
 import SyncEngine
 import SyncProtocol
 

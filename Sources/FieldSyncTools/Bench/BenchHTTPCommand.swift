@@ -1,9 +1,10 @@
 import App
+import Cryptography
 import Foundation
 import Storage
+import Support
 import SyncEngine
 import SyncProtocol
-import Support
 
 /// `fieldsync bench http`: drives a freshly started server with wrk over loopback.
 struct BenchHTTPCommand: Command {

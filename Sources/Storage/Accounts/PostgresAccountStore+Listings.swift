@@ -1,6 +1,7 @@
-import Foundation
+import Cryptography
+public import Foundation
 import Postgres
-import SyncEngine
+public import SyncEngine
 
 /// The back-office's lists of users and device tokens, paged by keyset like the other
 /// back-office lists (see `PageCursor`).

@@ -1,8 +1,8 @@
 import Cryptography
-import Foundation
-import Postgres
-import SyncEngine
-import SyncProtocol
+public import Foundation
+public import Postgres
+public import SyncEngine
+public import SyncProtocol
 
 /// Users, teams and device tokens in PostgreSQL.
 public final class PostgresAccountStore: AccountStore {

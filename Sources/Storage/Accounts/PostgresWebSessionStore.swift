@@ -1,7 +1,7 @@
 import Cryptography
-import Foundation
-import Postgres
-import SyncEngine
+public import Foundation
+public import Postgres
+public import SyncEngine
 
 /// Back-office browser sessions in PostgreSQL.
 ///

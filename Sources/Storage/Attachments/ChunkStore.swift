@@ -1,5 +1,5 @@
-import Foundation
-import SyncEngine
+public import Foundation
+public import SyncEngine
 
 /// The bytes of open upload sessions: one sparse file per session, `<root>/<session-uuid>`,
 /// holding chunk `i` at offset `i × chunkBytes`.

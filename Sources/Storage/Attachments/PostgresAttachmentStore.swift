@@ -1,6 +1,6 @@
 import Foundation
-import Postgres
-import SyncEngine
+public import Postgres
+public import SyncEngine
 
 /// The attachment tables in PostgreSQL (`Migrations/0003_attachments.sql`).
 ///

@@ -1,5 +1,5 @@
-import Postgres
-import Support
+public import Postgres
+public import Support
 import Synchronization
 
 /// Tells this process when another FieldSync process changed accounts (a suspension, a revoked

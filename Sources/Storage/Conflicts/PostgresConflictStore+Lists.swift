@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
-import SyncEngine
-import SyncProtocol
+public import SyncEngine
+public import SyncProtocol
 
 extension PostgresConflictStore {
     /// The entries `principal` may see, oldest first: a field user its own ops' conflicts,

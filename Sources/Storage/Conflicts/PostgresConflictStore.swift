@@ -1,6 +1,6 @@
 import Foundation
-import Postgres
-import SyncEngine
+public import Postgres
+public import SyncEngine
 import SyncProtocol
 
 /// Conflict entries on PostgreSQL, for the device API's list and the back-office's review.

@@ -1,6 +1,6 @@
-import Foundation
-import Postgres
-import SyncEngine
+public import Foundation
+public import Postgres
+public import SyncEngine
 
 /// The dashboard's counts on PostgreSQL, from the account and sync tables.
 public final class PostgresDashboardStore: DashboardStore {

@@ -1,5 +1,5 @@
-import Postgres
-import SyncEngine
+public import Postgres
+public import SyncEngine
 
 /// Asks PostgreSQL `SELECT 1` on a pooled connection.
 public struct PostgresHealthProbe: HealthProbe {

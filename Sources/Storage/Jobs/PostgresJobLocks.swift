@@ -1,5 +1,5 @@
-import Postgres
-import SyncEngine
+public import Postgres
+public import SyncEngine
 
 /// Job locks as PostgreSQL session advisory locks, held on one pooled connection while the job
 /// runs: visible to every process on the database, and released if the process dies.

@@ -1,6 +1,6 @@
 import Foundation
-import Postgres
-import SyncEngine
+public import Postgres
+public import SyncEngine
 
 /// Retention on PostgreSQL: each rule is a `LIMIT`ed delete repeated, each batch in its own
 /// transaction, until it removes nothing.

@@ -1,6 +1,6 @@
 import Foundation
-import Postgres
-import SyncEngine
+public import Postgres
+public import SyncEngine
 import SyncProtocol
 
 /// Writes outbox rows inside the caller's transaction.

@@ -1,7 +1,7 @@
 import Foundation
-import Postgres
-import Support
-import SyncEngine
+public import Postgres
+public import Support
+public import SyncEngine
 import SyncProtocol
 
 /// Reads the event outbox for the live feeds, and watches its `NOTIFY` channel.

@@ -1,7 +1,7 @@
 import Foundation
-import Postgres
-import SyncEngine
-import SyncProtocol
+public import Postgres
+public import SyncEngine
+public import SyncProtocol
 
 /// The back-office's order pages on PostgreSQL: `orders` records by status, and one order.
 public struct PostgresOrderStore: OrderStore {

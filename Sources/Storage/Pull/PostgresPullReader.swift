@@ -1,6 +1,6 @@
 import Foundation
-import Postgres
-import SyncEngine
+public import Postgres
+public import SyncEngine
 import SyncProtocol
 
 /// Pull reads on PostgreSQL (docs/decisions/0003): records whose latest change is after the

@@ -1,6 +1,6 @@
 import Foundation
-import Postgres
-import SyncEngine
+public import Postgres
+public import SyncEngine
 import SyncProtocol
 
 /// `GET /v1/assignments` on PostgreSQL: the caller's live `assignments` records after a revision.

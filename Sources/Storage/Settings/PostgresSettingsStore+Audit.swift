@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import SyncEngine
+public import SyncEngine
 
 extension PostgresSettingsStore {
     /// The most recent settings changes, newest first.

@@ -1,8 +1,8 @@
 import Foundation
-import Postgres
-import SyncEngine
-import SyncProtocol
+public import Postgres
+public import SyncEngine
 import Synchronization
+import SyncProtocol
 
 /// Reads and writes `ServerSettings`, keeping a copy in memory because every sync
 /// call consults it. The copy is refreshed after each local change and whenever

@@ -1,7 +1,7 @@
 import Foundation
-import Postgres
-import Support
-import SyncEngine
+public import Postgres
+public import Support
+public import SyncEngine
 
 /// The sync engine's store on PostgreSQL: each `transaction` is one database transaction.
 ///

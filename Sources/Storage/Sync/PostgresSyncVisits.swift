@@ -1,6 +1,6 @@
 import Foundation
-import Postgres
-import SyncEngine
+public import Postgres
+public import SyncEngine
 import SyncProtocol
 
 /// The device rows' sync bookkeeping on PostgreSQL (a push records its visit in its own

@@ -1,7 +1,7 @@
 import Foundation
-import Postgres
-import SyncEngine
-import SyncProtocol
+public import Postgres
+public import SyncEngine
+public import SyncProtocol
 
 /// The sync centre on PostgreSQL: devices with op counts, per-device journals and per-record histories.
 public struct PostgresSyncCentreStore: SyncCentreStore {

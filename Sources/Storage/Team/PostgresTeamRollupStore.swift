@@ -1,6 +1,6 @@
 import Foundation
-import Postgres
-import SyncEngine
+public import Postgres
+public import SyncEngine
 import SyncProtocol
 
 /// The team roll-up on PostgreSQL, for supervisors (their team) and administrators (any team).

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+public import Foundation
 
 /// Turns SIGINT and SIGTERM into a single wake-up of the waiting thread.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import SyncEngine
+public import SyncEngine
 import SyncProtocol
 
 /// `POST /v1/auth/token` (log a device in) and `DELETE /v1/auth/token` (revoke the caller's token).

@@ -1,10 +1,10 @@
 import Cryptography
 import Foundation
-import HTTP
-import SyncEngine
+public import HTTP
 import Support
-import SyncProtocol
+public import SyncEngine
 import Synchronization
+import SyncProtocol
 
 /// The caller of a device endpoint, established from its bearer token.
 public struct DeviceIdentity: Sendable {

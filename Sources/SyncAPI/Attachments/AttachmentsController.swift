@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import SyncEngine
+public import SyncEngine
 import SyncProtocol
 
 /// The resumable upload endpoints of PROTOCOL.md (Attachments) and the download of finished

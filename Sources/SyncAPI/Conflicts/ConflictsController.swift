@@ -1,5 +1,5 @@
 import HTTP
-import SyncEngine
+public import SyncEngine
 import SyncProtocol
 
 /// `GET /v1/conflicts` and `POST /v1/conflicts/{id}/resolve` (PROTOCOL.md, Conflict resolution).

@@ -1,4 +1,4 @@
-import HTTP
+public import HTTP
 import SyncEngine
 import SyncProtocol
 

@@ -1,6 +1,6 @@
 import Foundation
-import HTTP
-import SyncProtocol
+public import HTTP
+public import SyncProtocol
 
 /// A refusal of the device API: a code of the `ErrorCode` catalogue with a message and
 /// details, answered as PROTOCOL.md's error envelope with the code's status.

@@ -1,9 +1,9 @@
 import Dispatch
 import Foundation
 import HTTP
-import SyncEngine
-import SyncProtocol
+public import SyncEngine
 import Synchronization
+import SyncProtocol
 
 /// `GET /v1/health`: 200 when the database answers, 503 when it does not.
 ///

@@ -1,9 +1,9 @@
 import Dispatch
-import Foundation
-import Support
-import SyncEngine
-import SyncProtocol
+public import Foundation
+public import Support
+public import SyncEngine
 import Synchronization
+import SyncProtocol
 
 /// The live-event fan-out of one FieldSync process.
 ///

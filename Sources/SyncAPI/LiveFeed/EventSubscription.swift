@@ -1,7 +1,7 @@
 import Foundation
-import HTTP
-import Synchronization
+public import HTTP
 import SyncEngine
+import Synchronization
 import SyncProtocol
 
 /// An outbox event ready to send: its header for filtering and its encoded bytes, shared by

@@ -1,5 +1,5 @@
-import HTTP
-import SyncEngine
+public import HTTP
+public import SyncEngine
 
 /// `GET /v1/events` (bearer), and the stream behind the back-office's `GET /admin/events`
 /// (PROTOCOL.md, Live events).

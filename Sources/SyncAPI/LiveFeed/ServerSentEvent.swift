@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The `text/event-stream` wire format (WHATWG HTML, "Server-sent events").
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import SyncEngine
+public import SyncEngine
 import SyncProtocol
 
 /// `POST /v1/orders`, `POST /v1/orders/{orderId}/confirm` and `…/reject` (PROTOCOL.md, Orders).

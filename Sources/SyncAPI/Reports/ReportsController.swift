@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import SyncEngine
+public import SyncEngine
 import SyncProtocol
 
 /// `POST /v1/reports/sync` and `GET /v1/assignments?since=` (PROTOCOL.md "Inspection reports"):

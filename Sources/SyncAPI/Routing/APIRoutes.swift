@@ -1,4 +1,4 @@
-import HTTP
+public import HTTP
 
 /// Declares device API routes. A device route authenticates its caller (and passes the sync
 /// gate when it is a sync call) once, before its handler, which receives a ``DeviceContext``.

@@ -1,5 +1,5 @@
-import HTTP
-import SyncEngine
+public import HTTP
+public import SyncEngine
 
 /// What a device route checks before its handler runs.
 public enum DeviceAdmission: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
-import HTTP
-import SyncEngine
-import Support
+public import HTTP
+public import Support
+public import SyncEngine
 import SyncProtocol
 
 /// The checks every sync call passes before it does any work (PROTOCOL.md, Gating):

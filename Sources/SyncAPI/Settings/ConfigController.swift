@@ -1,7 +1,7 @@
 import Foundation
 import HTTP
+public import SyncEngine
 import Synchronization
-import SyncEngine
 import SyncProtocol
 
 /// `GET /v1/config`: the limits and settings a device needs, and the collection schema.

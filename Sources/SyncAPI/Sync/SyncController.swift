@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import SyncEngine
+public import SyncEngine
 import SyncProtocol
 
 /// `POST /v1/sync/push` and `GET /v1/sync/pull` (PROTOCOL.md, Push and Pull).

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import SyncEngine
+public import SyncEngine
 import SyncProtocol
 
 /// `GET /v1/team/rollup`: a team's members and their sync figures, for supervisors' phones.

@@ -1,3 +1,4 @@
+import SyncProtocol
 /// Turns an authenticated user into the engine's `Principal`, adding a supervisor's team
 /// members (whose records it may read).
 public struct PrincipalResolver: Sendable {

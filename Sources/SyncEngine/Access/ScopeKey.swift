@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 /// A visibility key of a record: `user:<assigneeId>` or `team:<teamId>`.
 ///

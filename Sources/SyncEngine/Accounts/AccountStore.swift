@@ -1,5 +1,5 @@
-import Foundation
-import SyncProtocol
+public import Foundation
+public import SyncProtocol
 
 /// Users, teams and device tokens: what accounts need from the database.
 ///

@@ -1,6 +1,6 @@
-import Cryptography
+public import Cryptography
 import Foundation
-import Support
+public import Support
 
 /// Password login shared by the device token endpoint and the back-office: one
 /// throttle per user name and per client address, the same answer for an unknown

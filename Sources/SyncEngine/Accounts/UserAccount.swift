@@ -1,5 +1,5 @@
-import Foundation
-import SyncProtocol
+public import Foundation
+public import SyncProtocol
 
 /// A user as the rest of the server sees it: never carries the password hash.
 public struct UserAccount: Sendable, Codable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Back-office browser sessions: what the back-office needs from the database.
 ///

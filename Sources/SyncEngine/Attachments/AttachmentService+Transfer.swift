@@ -1,4 +1,6 @@
-import Foundation
+public import Foundation
+import Support
+import SyncProtocol
 
 extension AttachmentService {
     // MARK: - Chunks

@@ -1,5 +1,5 @@
 import Foundation
-import Support
+public import Support
 import SyncProtocol
 
 /// Resumable, content-addressed attachment uploads (PROTOCOL.md, Attachments): register or

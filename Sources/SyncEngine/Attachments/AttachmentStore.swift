@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The attachment tables: what resumable uploads need from the database.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Content-addressed storage of finished attachment bytes: one blob per SHA-256.
 ///

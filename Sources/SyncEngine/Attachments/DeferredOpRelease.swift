@@ -1,4 +1,4 @@
-import Support
+public import Support
 
 /// Re-attempts the uploading device's deferred ops when one of its attachments finalizes
 /// (PROTOCOL.md push rule 6). Releasing is idempotent: ops still waiting for other

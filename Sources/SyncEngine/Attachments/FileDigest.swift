@@ -1,5 +1,5 @@
 import Cryptography
-import Foundation
+public import Foundation
 
 /// SHA-256 of files, read in 1 MiB pieces so a 50 MB upload never sits in memory.
 public enum FileDigest {

@@ -1,5 +1,5 @@
 import Foundation
-import SyncProtocol
+public import SyncProtocol
 
 /// A registration that passed the shape checks: what a device promises to upload.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One row of `attachments`: an upload session, or a finished attachment bound to its blob.
 public struct UploadSession: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 /// Conflict entries as people read them: what the device API's list and the back-office's
 /// review need from the database. Entries are opened and resolved by the engine's writes.

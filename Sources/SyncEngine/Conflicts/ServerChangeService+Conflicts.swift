@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 extension ServerChangeService {
     /// Resolves an open conflict entry (`server`, `device` or `merge`).

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The back-office dashboard's figures: what it needs from the database.
 public protocol DashboardStore: Sendable {

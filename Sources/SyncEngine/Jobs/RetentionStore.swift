@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Deletes what the retention rules no longer require; what retention needs from the database.
 ///

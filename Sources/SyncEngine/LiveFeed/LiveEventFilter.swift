@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 /// Which live feed a viewer is connected to.
 public enum EventFeed: String, Sendable {

@@ -1,5 +1,5 @@
-import Foundation
-import SyncProtocol
+public import Foundation
+public import SyncProtocol
 
 /// The event outbox as the live feeds read it; what they need from the database.
 ///

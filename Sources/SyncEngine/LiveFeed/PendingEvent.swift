@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 /// A live event about to be written to the outbox by the transaction that causes it, so it
 /// reaches the feeds exactly when that transaction commits.

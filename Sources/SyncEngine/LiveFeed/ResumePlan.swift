@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where a client asked a live feed to start.
 public enum EventResume: Sendable, Equatable {

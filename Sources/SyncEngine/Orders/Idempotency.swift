@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The key a client sent with a request, and the endpoint it belongs to.
 public struct IdempotencyKey: Sendable, Hashable {

@@ -1,6 +1,6 @@
 import Cryptography
 import Foundation
-import SyncProtocol
+public import SyncProtocol
 
 /// The outcome of submitting an order: the response as first sent, and whether this is a replay.
 public struct OrderReceipt: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import SyncProtocol
+public import SyncProtocol
 
 /// The back-office's order pages: what they read from the database. Changes go through
 /// `OrderService`, never through this store.

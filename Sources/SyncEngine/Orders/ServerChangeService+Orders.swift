@@ -1,5 +1,5 @@
 import Foundation
-import SyncProtocol
+public import SyncProtocol
 
 extension ServerChangeService {
     /// Creates an `orders` record from `POST /v1/orders` (status `SUBMITTED`, author's scope).

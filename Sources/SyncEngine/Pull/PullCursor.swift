@@ -1,5 +1,5 @@
 import Cryptography
-import Foundation
+public import Foundation
 
 /// Where a pull resumes, as the opaque signed string devices carry.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Delta pulls (PROTOCOL.md, Pull; docs/decisions/0003): the records whose latest change is
 /// after the cursor, merged with scope exits that become `remove`, one page at a time.

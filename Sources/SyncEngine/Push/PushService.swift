@@ -1,5 +1,5 @@
-import Support
-import SyncProtocol
+public import Support
+public import SyncProtocol
 
 /// Pushes with rule 9: one transaction for the whole batch, and when that transaction fails,
 /// each op again in its own transaction, so a database error in one op does not undo the others.

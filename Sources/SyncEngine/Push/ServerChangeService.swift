@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import SyncProtocol
 
 /// Changes that originate on the server — conflict resolutions and order decisions — written

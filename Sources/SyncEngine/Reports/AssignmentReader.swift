@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 /// The caller's visible, live `assignments` records changed after a revision, for offline
 /// pre-caching by report apps (PROTOCOL.md "Inspection reports"): what `GET /v1/assignments`

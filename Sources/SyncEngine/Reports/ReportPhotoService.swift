@@ -1,5 +1,5 @@
 import Cryptography
-import Foundation
+public import Foundation
 import SyncProtocol
 
 /// What `POST /v1/reports/{serverId}/photos` answers.

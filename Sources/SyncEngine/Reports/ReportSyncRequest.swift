@@ -1,5 +1,5 @@
 import Foundation
-import SyncProtocol
+public import SyncProtocol
 
 /// The body of `POST /v1/reports/sync` (PROTOCOL.md "Inspection reports").
 public struct ReportSyncRequest: Codable, Sendable {

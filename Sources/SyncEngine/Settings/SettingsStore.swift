@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The operator's `ServerSettings`: what settings need from the database.
 ///

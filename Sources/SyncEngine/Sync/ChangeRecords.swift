@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 /// A conflict entry with what Storage needs to filter the review queue.
 public struct StoredConflict: Hashable, Codable, Sendable {

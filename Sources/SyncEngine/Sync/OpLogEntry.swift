@@ -1,5 +1,5 @@
-import Foundation
-import SyncProtocol
+public import Foundation
+public import SyncProtocol
 
 /// One row of the op log: the stored outcome of an op, keyed by `(deviceId, opId)`.
 ///

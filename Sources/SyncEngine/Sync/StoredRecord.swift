@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 /// Identifies a record: `(collection, recordId)`. Sorted by collection, then id — the order in
 /// which Storage must lock records (`FOR UPDATE`) so concurrent pushes never deadlock.

@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 /// Everything one transaction of the sync engine writes, handed to ``SyncTransaction/write(_:)`` at once.
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import SyncProtocol
+public import Foundation
+public import SyncProtocol
 
 /// The sync centre's reads: devices with how their ops ended, a device's journal and a
 /// record's history. What the back-office's sync centre needs from the database.

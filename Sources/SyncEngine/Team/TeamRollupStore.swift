@@ -1,5 +1,5 @@
-import Foundation
-import SyncProtocol
+public import Foundation
+public import SyncProtocol
 
 /// The team roll-up's reads: what supervisors' phones (`GET /v1/team/rollup`) and the
 /// back-office's team page need from the database.

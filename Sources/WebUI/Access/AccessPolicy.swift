@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 /// What a role may do in an area: look, or also change things.
 public enum Access: Int, Comparable, Sendable {

@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 /// A part of the back-office: where its main page lives, what the navigation calls it, and
 /// which roles may open it. Each feature declares its own areas beside its pages.

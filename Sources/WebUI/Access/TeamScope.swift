@@ -1,3 +1,4 @@
+import SyncEngine
 import SyncProtocol
 
 /// Which team's figures and sync data a viewer may see: everything for dispatchers and administrators,

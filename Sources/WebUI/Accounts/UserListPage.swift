@@ -1,7 +1,7 @@
-import Cryptography
+public import Cryptography
 import Foundation
 import HTTP
-import SyncEngine
+public import SyncEngine
 import SyncProtocol
 import Templating
 

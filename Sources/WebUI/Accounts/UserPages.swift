@@ -2,6 +2,7 @@ import Cryptography
 import Foundation
 import HTTP
 import SyncEngine
+import SyncProtocol
 import Templating
 
 /// One user's page, `GET /admin/users/{id}`, and what an administrator does there:

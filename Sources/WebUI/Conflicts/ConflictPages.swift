@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import SyncEngine
+public import SyncEngine
 import SyncProtocol
 import Templating
 

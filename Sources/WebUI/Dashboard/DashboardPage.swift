@@ -1,5 +1,5 @@
 import HTTP
-import SyncEngine
+public import SyncEngine
 import SyncProtocol
 import Templating
 

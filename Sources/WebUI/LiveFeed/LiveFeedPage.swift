@@ -1,5 +1,6 @@
-import HTTP
-import SyncEngine
+public import HTTP
+public import SyncEngine
+import SyncProtocol
 
 extension Area {
     /// `/admin/events`: the live operations feed (Server-Sent Events), shown on the dashboard.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import SyncEngine
 import Templating
 
 /// Turns a `Page` into an HTML response: the page's template inside the layout, with

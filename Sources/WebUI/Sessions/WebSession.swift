@@ -1,4 +1,4 @@
-import SyncEngine
+public import SyncEngine
 
 /// A signed-in browser: who it is and the token its forms must carry.
 public struct WebSession: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
-import SyncEngine
+public import SyncEngine
+import SyncProtocol
 import Templating
 
 /// `GET /admin/settings` and `POST /admin/settings`: version gating, maintenance,

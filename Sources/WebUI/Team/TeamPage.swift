@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
-import SyncEngine
+public import SyncEngine
+import SyncProtocol
 import Templating
 
 /// `GET /admin/team`: a team's members with their records, ops and last sync. Supervisors
