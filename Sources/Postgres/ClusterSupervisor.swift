@@ -1,7 +1,4 @@
-import Dispatch
-import Foundation
 public import Support
-import Synchronization
 
 /// Keeps a `LocalCluster` running for as long as its long-lived owner (`fieldsync serve`) runs.
 ///
@@ -25,11 +22,7 @@ public final class ClusterSupervisor: Sendable {
     private let interval: Duration
     private let logger: Logger
     private let onFailure: @Sendable (_ reason: String) -> Void
-    /// Signalled by `stop()`, to cut the wait between checks short.
-    private let wakeup = DispatchSemaphore(value: 0)
-    /// The watching thread's exit, while one runs.
-    private let running = Mutex<DispatchSemaphore?>(nil)
-    private let isStopping = Atomic(false)
+    private let thread = StoppableThread(name: "fieldsync-cluster-supervisor")
 
     /// - Parameters:
     ///   - port: the port clients connect to; the server is started again on it.
@@ -46,38 +39,21 @@ public final class ClusterSupervisor: Sendable {
         self.onFailure = onFailure
     }
 
-    /// Starts watching on a thread of its own; does nothing if already watching.
+    /// Starts watching on a thread of its own (a restart blocks for seconds in `pg_ctl`); does
+    /// nothing if already watching.
     public func start() {
-        let finished = DispatchSemaphore(value: 0)
-        guard running.withLock({ running in
-            guard running == nil else { return false }
-            running = finished
-            return true
-        }) else { return }
-        isStopping.store(false, ordering: .relaxed)
-        // A plain thread: restarting the server blocks for seconds in pg_ctl.
-        let thread = Thread { [self] in
-            watch()
-            finished.signal()
-        }
-        thread.name = "fieldsync-cluster-supervisor"
-        thread.start()
+        thread.start { [self] in watch() }
     }
 
     /// Stops watching and waits for the thread (a restart under way is finished first).
     public func stop() {
-        guard let finished = running.withLock({ $0 }) else { return }
-        isStopping.store(true, ordering: .relaxed)
-        wakeup.signal()
-        finished.wait()
-        running.withLock { $0 = nil }
-        while wakeup.wait(timeout: .now()) == .success {}
+        thread.stop()
     }
 
     private func watch() {
-        while !isStopping.load(ordering: .relaxed) {
-            _ = wakeup.wait(timeout: .now() + interval.dispatchInterval)
-            guard !isStopping.load(ordering: .relaxed), !cluster.isRunning else { continue }
+        while !thread.isStopping {
+            thread.pause(for: interval)
+            guard !thread.isStopping, !cluster.isRunning else { continue }
             logger.error("the embedded PostgreSQL stopped unexpectedly; starting it again", metadata: ["db.port": "\(port)"])
             do {
                 let restarted = try cluster.start(port: port)

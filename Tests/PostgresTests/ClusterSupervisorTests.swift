@@ -10,13 +10,7 @@ struct ClusterSupervisorTests {
     func restartsKilledServer() throws {
         let directory = clusterDirectory()
         defer { removeCluster(at: directory) }
-        let cluster = LocalCluster(directory: directory, logger: testLogger, durable: false)
-        let configuration = try cluster.start()
-        let failures = Mutex<[String]>([])
-        let supervisor = ClusterSupervisor(cluster: cluster, port: configuration.port, interval: .milliseconds(100), logger: testLogger) {
-            reason in failures.withLock { $0.append(reason) }
-        }
-        supervisor.start()
+        let (configuration, supervisor, failures) = try Self.supervise(LocalCluster(directory: directory, logger: testLogger, durable: false))
         defer { supervisor.stop() }
 
         let killed = try killPostmaster(of: directory)
@@ -25,7 +19,7 @@ struct ClusterSupervisorTests {
         }
         #expect(reconnected)
         #expect(PostmasterFile(dataDirectory: directory.appendingPathComponent("postgres"))?.pid != killed)
-        #expect(failures.withLock { $0 }.isEmpty)
+        #expect(failures.all.isEmpty)
     }
 
     @Test("says why when the killed server cannot be started again")
@@ -33,22 +27,39 @@ struct ClusterSupervisorTests {
         let directory = clusterDirectory()
         defer { removeCluster(at: directory) }
         let cluster = LocalCluster(directory: directory, logger: testLogger, durable: false, launchPatience: .seconds(2))
-        let configuration = try cluster.start()
-        let failures = Mutex<[String]>([])
-        let supervisor = ClusterSupervisor(cluster: cluster, port: configuration.port, interval: .milliseconds(500), logger: testLogger) {
-            reason in failures.withLock { $0.append(reason) }
-        }
-        supervisor.start()
+        let (configuration, supervisor, failures) = try Self.supervise(cluster, interval: .seconds(2))
         defer { supervisor.stop() }
 
         try killPostmaster(of: directory)
-        // Another program takes the port before the supervisor gets to it.
-        let squatter = try ListeningSocket(port: configuration.port)
+        // Another program takes the port before the supervisor's next check, as soon as the
+        // dying postmaster has released it.
+        let squatter = try ListeningSocket(port: configuration.port, within: 1.5)
         defer { squatter.close() }
-        #expect(eventually(timeout: 30) { !failures.withLock { $0 }.isEmpty })
-        let reason = failures.withLock { $0.first } ?? ""
+        #expect(eventually(timeout: 30) { !failures.all.isEmpty })
+        let reason = failures.all.first ?? ""
         #expect(reason.contains("could not be started again"))
         #expect(reason.contains("Address already in use"))
+    }
+}
+
+extension ClusterSupervisorTests {
+    /// Starts the cluster and a supervisor watching it; the failures it reports are collected.
+    static func supervise(_ cluster: LocalCluster, interval: Duration = .milliseconds(100)) throws
+        -> (PostgresConfiguration, ClusterSupervisor, Failures)
+    {
+        let configuration = try cluster.start()
+        let failures = Failures()
+        let supervisor = ClusterSupervisor(cluster: cluster, port: configuration.port, interval: interval, logger: testLogger) { reason in
+            failures.reasons.withLock { $0.append(reason) }
+        }
+        supervisor.start()
+        return (configuration, supervisor, failures)
+    }
+
+    /// The reasons a supervisor gave up with.
+    final class Failures: Sendable {
+        let reasons = Mutex<[String]>([])
+        var all: [String] { reasons.withLock { $0 } }
     }
 }
 
@@ -56,7 +67,8 @@ struct ClusterSupervisorTests {
 private struct ListeningSocket {
     let descriptor: Int32
 
-    init(port: Int) throws {
+    /// Binds as soon as the port is free, trying for up to `seconds`.
+    init(port: Int, within seconds: TimeInterval) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var on: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
@@ -64,10 +76,12 @@ private struct ListeningSocket {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
-        let bound = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let bound = eventually(timeout: seconds) { [descriptor] in
+            withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            } == 0
         }
-        try #require(bound == 0 && listen(descriptor, 1) == 0, "cannot hold port \(port) (errno \(errno))")
+        try #require(bound && listen(descriptor, 1) == 0, "cannot hold port \(port) (errno \(errno))")
     }
 
     func close() {
