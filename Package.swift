@@ -19,6 +19,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "fieldsync", targets: ["fieldsync"]),
+        .executable(name: "fieldsync-tools", targets: ["fieldsync-tools"]),
     ],
     targets: [
         // MARK: - C libraries
@@ -48,6 +49,12 @@ let package = Package(
         module("App", ["HTTP", "Postgres", "Storage", "SyncAPI", "WebUI", "Worker", "SyncEngine", "Templating", "Cryptography", "Support"]),
         .executableTarget(name: "fieldsync", dependencies: ["App", "Support"], swiftSettings: swiftSettings),
 
+        // MARK: - Tooling (benchmarks and their bulk data; no product target imports these, so the
+        // server binary links neither them nor the HTTP client they use)
+        module("Seeding", ["Postgres", "Storage"]),
+        module("FieldSyncTools", ["App", "Seeding", "Storage", "SyncAPI", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
+        .executableTarget(name: "fieldsync-tools", dependencies: ["FieldSyncTools"], swiftSettings: swiftSettings),
+
         // MARK: - Device SDK
         module("SQLite", ["CSQLite"]),
 
@@ -67,5 +74,7 @@ let package = Package(
         tests("SQLiteTests", ["SQLite"]),
         tests("WebUITests", ["WebUI", "HTTP", "Storage", "SyncProtocol", "Templating"]),
         tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
+        tests("SeedingTests", ["Seeding", "Storage", "Postgres", "PostgresTesting", "Support", "SyncProtocol"]),
+        tests("FieldSyncToolsTests", ["FieldSyncTools", "AppTesting"]),
     ]
 )
