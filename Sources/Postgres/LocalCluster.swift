@@ -7,8 +7,8 @@ import Synchronization
 ///
 /// Layout: `<directory>/postgres` is the data directory, `<directory>/run` holds the Unix socket and
 /// the server log. The first `start()` runs `initdb` (superuser `postgres`, trust authentication,
-/// which the cluster accepts only over the socket and 127.0.0.1); every start listens on a free
-/// port of 127.0.0.1 and creates the database `fieldsync` if missing. A cluster of the same
+/// which the cluster accepts only over the socket and 127.0.0.1); every start listens on 127.0.0.1,
+/// on a free port or the one asked for, and creates the database `fieldsync` if missing. A cluster of the same
 /// directory that is already running (a `fieldsync serve` next to a `fieldsync migrate`) is reused,
 /// and only the instance that started the server stops it, or the one that adopted it (`serve`
 /// adopts a server whose owner was killed). What a killed server leaves behind (its pid file, its
