@@ -72,7 +72,7 @@ let package = Package(
         tests("SyncAPITests", ["SyncAPI", "Cryptography"]),
         tests("StorageTests", ["Storage", "Postgres", "PostgresTesting", "Cryptography", "Support", "SyncProtocol", "SyncEngine"]),
         tests("SQLiteTests", ["SQLite"]),
-        tests("FieldSyncClientTests", ["FieldSyncClient", "SQLite", "AppTesting", "SyncProtocol", "Storage", "Postgres", "Support"]),
+        tests("FieldSyncClientTests", ["FieldSyncClient", "SQLite", "AppTesting", "SyncProtocol", "Storage", "Postgres", "SyncAPI", "Support"]),
         tests("WebUITests", ["WebUI", "HTTP", "Storage", "SyncProtocol", "Templating"]),
         tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
     ]

@@ -17,6 +17,7 @@ extension SyncClient {
     /// backoff (or the server's `Retry-After`) up to the retry ceiling. Returns when the
     /// calling task is cancelled. Run one loop per client.
     public func run() async {
+        signals.clear()
         while !Task.isCancelled {
             var accepting: Set<Wake> = [.manual, .networkRegained]
             var wait: Duration?

@@ -36,6 +36,11 @@ final class LoopSignals: Sendable {
 
     /// Waits for an accepted signal (one already pending returns at once); nil when the
     /// task is cancelled. Accepted pending signals are all consumed.
+    /// Forgets every pending signal (the loop is about to sync anyway).
+    func clear() {
+        state.withLock { $0.pending.removeAll() }
+    }
+
     func next(accepting: Set<Wake>) async -> Wake? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

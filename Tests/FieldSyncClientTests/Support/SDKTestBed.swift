@@ -63,6 +63,7 @@ final class SDKTestBed: Sendable {
             configuration.now = { clock.now }
             configuration.sleep = { try await clock.sleep($0) }
             configuration.random = { 0.5 }
+            configuration.pollInterval = TestClock.pollInterval
         }
         configure(&configuration)
         return try SyncClient(configuration: configuration)

@@ -21,7 +21,12 @@ final class TestClock: Sendable {
         state.withLock { $0.now = $0.now.addingTimeInterval(seconds) }
     }
 
+    /// Test devices poll once a day: such a wait really waits (until the loop is cancelled), so
+    /// that instant retries cannot turn into a stream of polls.
+    static let pollInterval = Duration.seconds(86_400)
+
     func sleep(_ duration: Duration) async throws {
+        if duration >= Self.pollInterval { try await Task.sleep(for: duration) }
         state.withLock { $0.sleeps.append(duration) }
         if let realSleepCap { try await Task.sleep(for: min(duration, realSleepCap)) } else { await Task.yield() }
         state.withLock { $0.now = $0.now.addingTimeInterval(Double(duration.components.seconds)) }
