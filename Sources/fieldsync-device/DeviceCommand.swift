@@ -19,12 +19,12 @@ enum DeviceCommand {
           status                           the sync indicator
           issues                           conflicts and rejections, one per line
           sign-out [--discard]             refused while work is unsynced, unless --discard
-          work --edits N [--photos M] [--photo-bytes B] [--sync-every K]
+          work --edits N [--photos M] [--photo-bytes B] [--sync-every K] [--pause-ms P]
                                            a resumable field workload (see the README)
         """
 
     static let valueOptions: Set<String> = [
-        "database", "server", "app-version", "latency-ms", "content-type", "edits", "photos", "photo-bytes", "sync-every",
+        "database", "server", "app-version", "latency-ms", "content-type", "edits", "photos", "photo-bytes", "sync-every", "pause-ms",
     ]
 
     static func main(_ words: [String]) async -> Int32 {

@@ -7,14 +7,16 @@ import SyncProtocol
 /// the same database: every step first asks the device's own store whether it is done.
 ///
 /// Edit k (1-based) writes the marker `e<k>` into `notes`: odd k creates `jobs/wj-<k>`,
-/// even k updates `jobs/wj-<k-1>`. Photo p is a file of `photo-bytes` bytes (seeded by p)
-/// attached to `part_usage/wp-<p>`, whose record names it. The device syncs every
+/// even k updates `jobs/wj-<k-1>`; `pause-ms` passes after each, as a person typing. Photo p
+/// is a file of `photo-bytes` bytes (seeded by p) attached to `part_usage/wp-<p>`, whose record
+/// names it; photos come evenly spread between the edits. The device syncs every
 /// `sync-every` edits, then until nothing is left, and prints each step as it goes.
 struct FieldWork {
     let edits: Int
     let photos: Int
     let photoBytes: Int
     let syncEvery: Int
+    let pause: Duration
 
     init(_ arguments: CommandLineArguments) throws {
         guard let edits = arguments.value("edits").flatMap(Int.init), edits >= 0 else { throw UsageError("work needs --edits N") }
@@ -22,15 +24,24 @@ struct FieldWork {
         photos = arguments.value("photos").flatMap(Int.init) ?? 0
         photoBytes = arguments.value("photo-bytes").flatMap(Int.init) ?? 300_000
         syncEvery = max(arguments.value("sync-every").flatMap(Int.init) ?? 5, 1)
+        pause = .milliseconds(max(arguments.value("pause-ms").flatMap(Int.init) ?? 0, 0))
     }
 
     func run(on client: SyncClient) async throws -> Int32 {
+        let progress = Task { await Self.reportProgress(of: client) }
+        defer { progress.cancel() }
+        // Photos come between edits, evenly spread, so uploads overlap with editing and pushing.
+        let spacing = max(edits / (photos + 1), 1)
         for k in 1...max(edits, 1) where k <= edits {
-            guard try await !isDone(edit: k, on: client) else { continue }
-            try await perform(edit: k, on: client)
-            say("edit \(k)")
-            if k % syncEvery == 0 { try await sync(client) }
+            if try await !isDone(edit: k, on: client) {
+                try await perform(edit: k, on: client)
+                say("edit \(k)")
+                if k % syncEvery == 0 { try await sync(client) }
+                try await Task.sleep(for: pause)
+            }
+            if k % spacing == 0, k / spacing <= photos { try await attach(photo: k / spacing, on: client) }
         }
+        // Any photo the spacing did not reach (or a run killed before its record); done ones are skipped.
         for p in 1...max(photos, 1) where p <= photos {
             try await attach(photo: p, on: client)
         }
@@ -76,9 +87,24 @@ struct FieldWork {
         return status
     }
 
-    private func say(_ line: String) {
+    private func say(_ line: String) { Self.say(line) }
+
+    private static func say(_ line: String) {
         // Unbuffered: a harness reading the output of a killed run sees every step it took.
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    /// Prints what a running sync is doing: `push sent/total` while ops go out, `upload
+    /// sent/total` (bytes) while photos do.
+    private static func reportProgress(of client: SyncClient) async {
+        for await status in client.statusUpdates() {
+            guard case .syncing(let progress) = status.state else { continue }
+            if progress.bytesTotal > 0 {
+                say("upload \(progress.bytesSent)/\(progress.bytesTotal)")
+            } else if progress.changesTotal > 0 {
+                say("push \(progress.changesSent)/\(progress.changesTotal)")
+            }
+        }
     }
 
     /// The camera's file for photo `p`: `bytes` bytes from a generator seeded by `p`, written

@@ -36,6 +36,32 @@ struct OfflineSyncTests {
         #expect(try await ana.client.record("jobs", id: "job-1")?.isSynced == true)
     }
 
+    @Test("The running loop syncs an edit on its own, and the status stream shows it pending, syncing and synced")
+    func loopAndStatusStream() async throws {
+        let bed = try await SDKTestBed.start()
+        defer { bed.finish() }
+        let ana = try await bed.device(clock: TestClock())
+        let loop = Task { await ana.client.run() }
+        defer { loop.cancel() }
+        try await ana.client.waitForStatus { $0.isSynced }
+        let updates = ana.client.statusUpdates()
+        let seen = Task {
+            var lines: [String] = []
+            for await status in updates {
+                lines.append(status.description)
+                if lines.count > 1, status.isSynced { break }
+            }
+            return lines
+        }
+
+        try await ana.client.create("jobs", id: "job-1", ["title": "Boiler"])
+
+        let lines = await seen.value
+        #expect(lines.first == "All changes synced" && lines.last == "All changes synced")
+        #expect(lines.contains("1 pending") && lines.contains { $0.hasPrefix("Syncing") })
+        #expect(try bed.serverRecord("jobs", "job-1") != nil)
+    }
+
     @Test("An op whose answer was lost is sent again and applied once; later edits carry the next clientSeq")
     func lostAnswer() async throws {
         let bed = try await SDKTestBed.start()
@@ -127,15 +153,10 @@ struct Failure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A camera file of `bytes` random-looking bytes in the bed's folder.
-func photoFile(in bed: SDKTestBed, bytes: Int, seed: UInt64 = 1) throws -> URL {
-    var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
-    let data = Data((0..<bytes).map { _ in
-        state ^= state << 13
-        state ^= state >> 7
-        state ^= state << 17
-        return UInt8(truncatingIfNeeded: state)
-    })
+/// A camera file of `bytes` random bytes in the bed's folder.
+func photoFile(in bed: SDKTestBed, bytes: Int) throws -> URL {
+    var generator = SystemRandomNumberGenerator()
+    let data = Data((0..<bytes).map { _ in UInt8.random(in: 0...255, using: &generator) })
     let url = bed.folder.appendingPathComponent("camera-\(UUID().uuidString.prefix(8)).jpg")
     try data.write(to: url)
     return url

@@ -63,7 +63,7 @@ public struct SyncStatus: Sendable, Equatable, CustomStringConvertible {
         case .offline, .waitingForNetwork: pending == 0 ? "Waiting for network" : "Waiting for network. \(pending) pending"
         case .syncing(let progress): progress.description
         case .pending: "\(pending) pending"
-        case .synced: "All changes synced"
+        case .synced(let at): at == nil ? "Not synced yet" : "All changes synced"
         case .needsAttention(let attention): attention.sentence(pending: pending)
         }
     }

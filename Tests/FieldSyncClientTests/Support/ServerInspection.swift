@@ -65,3 +65,12 @@ extension SDKTestBed {
         return server.services.cursors.encode(decoded)
     }
 }
+
+extension SDKTestBed {
+    /// The device ids a user signed in from.
+    func deviceIds(of userId: String) throws -> [String] {
+        try server.services.database.withConnection { connection in
+            try connection.query("SELECT device_id FROM devices WHERE user_id = \(userId) ORDER BY device_id").map { try $0.decode(0) }
+        }
+    }
+}

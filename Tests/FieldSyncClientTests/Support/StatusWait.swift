@@ -15,6 +15,6 @@ extension SyncClient {
 }
 
 extension SyncStatus {
-    var isSynced: Bool { if case .synced = state { pending == 0 } else { false } }
+    var isSynced: Bool { if case .synced(at: _?) = state { pending == 0 } else { false } }
     var retriesExhausted: Bool { if case .needsAttention(.retriesExhausted) = state { true } else { false } }
 }
