@@ -11,9 +11,9 @@ extension SyncClient {
     /// - Returns: the photo, `queued`.
     /// - Throws: ``SyncClientError/photoTooLarge(bytes:limit:)``, `.photoUnreadable`,
     ///   `.invalidIdentifier`, `.notSignedIn`.
-    public func addPhoto(at file: URL, to collection: String, recordId: String, contentType: String = "image/jpeg") async throws
-        -> LocalPhoto
-    {
+    public func addPhoto(
+        at file: URL, to collection: String, recordId: String, contentType: String = "image/jpeg"
+    ) async throws -> LocalPhoto {
         for id in [collection, recordId] where !DeviceIdentifier.isValid(id) { throw SyncClientError.invalidIdentifier(id) }
         let device = try await store.device()
         guard device.session != .signedOut else { throw SyncClientError.notSignedIn }

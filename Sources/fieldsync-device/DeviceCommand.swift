@@ -62,9 +62,9 @@ enum DeviceCommand {
         return configuration
     }
 
-    private static func run(_ command: String, _ operands: [String], _ arguments: CommandLineArguments, on client: SyncClient)
-        async throws -> Int32
-    {
+    private static func run(
+        _ command: String, _ operands: [String], _ arguments: CommandLineArguments, on client: SyncClient
+    ) async throws -> Int32 {
         switch (command, operands.count) {
         case ("sign-in", 1):
             let password = readLine(strippingNewline: true) ?? ""
@@ -80,7 +80,9 @@ enum DeviceCommand {
         case ("delete", 2):
             try await client.delete(operands[0], id: operands[1])
         case ("show", 1), ("show", 2):
-            let records = operands.count == 2 ? [try await client.record(operands[0], id: operands[1])].compactMap { $0 } : try await client.records(operands[0])
+            let records =
+                operands.count == 2
+                ? [try await client.record(operands[0], id: operands[1])].compactMap { $0 } : try await client.records(operands[0])
             records.forEach { print(line($0)) }
         case ("attach", 3):
             let photo = try await client.addPhoto(

@@ -118,11 +118,12 @@ struct FieldWork {
     /// Deterministic bytes (xorshift), different for each `p`.
     static func photoContent(_ p: Int, bytes: Int) -> Data {
         var state = UInt64(p) &* 0x9E37_79B9_7F4A_7C15 | 1
-        return Data((0..<bytes).map { _ in
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return UInt8(truncatingIfNeeded: state)
-        })
+        return Data(
+            (0..<bytes).map { _ in
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                return UInt8(truncatingIfNeeded: state)
+            })
     }
 }

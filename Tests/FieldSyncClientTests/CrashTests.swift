@@ -40,8 +40,9 @@ struct CrashTests {
         let deviceId = try #require(try bed.deviceIds(of: user.id).first)
         try verify(work, deviceId: deviceId, in: bed, camera: bed.databasePath("crash"))
         #expect(killed == kills, "the work ran out before every kill landed")
-        print("crash test: \(killed) kills (\(phases.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))); "
-            + "\(work.edits) edits and \(work.photos) photos, each found exactly once on the server")
+        print(
+            "crash test: \(killed) kills (\(phases.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))); "
+                + "\(work.edits) edits and \(work.photos) photos, each found exactly once on the server")
     }
 
     /// The server holds ops 1…n, all applied, one per edit marker and one per photo record,

@@ -78,7 +78,8 @@ struct OfflineSyncTests {
         #expect(cut.pendingChanges == 1 && retried.description == "All changes synced")
         let ops = try bed.loggedOps(deviceId: ana.client.deviceId)
         #expect(ops.map(\.clientSeq) == [1, 2] && ops.map(\.recordId) == ["job-1", "job-1"])
-        #expect(try bed.serverRecord("jobs", "job-1") == ["title": "Boiler", "notes": "checked", "assigneeId": .string(ana.user.id), "teamId": "team-1"])
+        #expect(
+            try bed.serverRecord("jobs", "job-1") == ["title": "Boiler", "notes": "checked", "assigneeId": .string(ana.user.id), "teamId": "team-1"])
     }
 
     @Test("The outbox goes out in clientSeq order, in batches of at most maxOpsPerPush")

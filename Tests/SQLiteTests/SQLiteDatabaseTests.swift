@@ -65,7 +65,10 @@ struct SQLiteDatabaseTests {
         }
         let reopened = try DatabaseQueue(path: path)
         let (count, mode, synchronous) = try reopened.writeWithoutTransaction { db in
-            (try db.rows("SELECT op_id FROM op_log").count, try db.row("PRAGMA journal_mode")?["journal_mode"], try db.value(Int.self, "PRAGMA synchronous"))
+            (
+                try db.rows("SELECT op_id FROM op_log").count, try db.row("PRAGMA journal_mode")?["journal_mode"],
+                try db.value(Int.self, "PRAGMA synchronous")
+            )
         }
         // synchronous 2 is FULL: a commit is on disk before it returns.
         #expect(count == 1 && mode == .text("wal") && synchronous == 2)
@@ -89,7 +92,8 @@ struct SQLiteDatabaseTests {
             for value in 1...3 { try db.execute("INSERT INTO t VALUES (?)", [value]) }
             return (
                 try db.cachedStatement("INSERT INTO t VALUES (?)") === first, try db.values(Int64.self, "SELECT v FROM t ORDER BY v"),
-                try db.value(String.self, "SELECT NULL"))
+                try db.value(String.self, "SELECT NULL")
+            )
         }
         #expect(reused && values == [1, 2, 3] && null == nil)
     }
@@ -121,7 +125,8 @@ struct SQLiteDatabaseTests {
             try await queue.write { db in
                 try db.execute("INSERT INTO t VALUES (1)")
                 // Counts to 200 million: seconds of work that only an interrupt stops.
-                _ = try db.value(Int.self, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 200000000) SELECT count(*) FROM c")
+                _ = try db.value(
+                    Int.self, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 200000000) SELECT count(*) FROM c")
             }
         }
         try await Task.sleep(for: .milliseconds(100))

@@ -59,9 +59,9 @@ struct ServerAPI: Sendable {
         try Self.decode(try await send(method, path, body: nil, headers: [:], token: token))
     }
 
-    private func call<Body: Encodable, Answer: Decodable>(_ method: String, _ path: String, json: Body, token: String?)
-        async throws(APIFailure) -> Answer
-    {
+    private func call<Body: Encodable, Answer: Decodable>(
+        _ method: String, _ path: String, json: Body, token: String?
+    ) async throws(APIFailure) -> Answer {
         let body: Data
         do {
             body = try JSONEncoder().encode(json)
@@ -71,9 +71,9 @@ struct ServerAPI: Sendable {
         return try Self.decode(try await send(method, path, body: body, headers: ["Content-Type": "application/json"], token: token))
     }
 
-    private func send(_ method: String, _ path: String, body: Data?, headers: [String: String], token: String?)
-        async throws(APIFailure) -> HTTPResponse
-    {
+    private func send(
+        _ method: String, _ path: String, body: Data?, headers: [String: String], token: String?
+    ) async throws(APIFailure) -> HTTPResponse {
         guard let url = URL(string: path, relativeTo: baseURL) else { throw .unreadable("bad path \(path)") }
         var request = HTTPRequest(method: method, url: url, headers: headers, body: body)
         request.headers["Accept"] = "application/json"

@@ -75,7 +75,8 @@ extension LocalStore {
     /// Bytes of photos already attached to a record on this device.
     func photoBytes(collection: String, recordId: String) async throws -> Int64 {
         try await queue.read { db in
-            try db.value(Int64.self, "SELECT coalesce(sum(total_bytes), 0) FROM photos WHERE collection = ? AND record_id = ?", [collection, recordId])
+            try db.value(
+                Int64.self, "SELECT coalesce(sum(total_bytes), 0) FROM photos WHERE collection = ? AND record_id = ?", [collection, recordId])
         } ?? 0
     }
 
@@ -92,7 +93,9 @@ extension LocalStore {
 
     func markPhotoUploaded(_ attId: String, at date: Date) async throws {
         try await queue.write { db in
-            try db.execute("UPDATE photos SET state = 'uploaded', problem = NULL, problem_code = NULL, uploaded_at = ? WHERE att_id = ?", [date.timeIntervalSince1970, attId])
+            try db.execute(
+                "UPDATE photos SET state = 'uploaded', problem = NULL, problem_code = NULL, uploaded_at = ? WHERE att_id = ?",
+                [date.timeIntervalSince1970, attId])
         }
     }
 

@@ -39,7 +39,8 @@ extension SyncCycle {
             report { $0.changesSent += ops.count }
             status.update { $0.minSupportedAppVersion = response.minSupportedAppVersion }
             guard tally.retry == 0 else {
-                throw .transient(.refused(status: 503, error: .init(code: .temporarilyUnavailable, message: "the server asked to retry"), retryAfter: nil))
+                throw .transient(
+                    .refused(status: 503, error: .init(code: .temporarilyUnavailable, message: "the server asked to retry"), retryAfter: nil))
             }
             after = last.clientSeq
         }

@@ -4,7 +4,6 @@ import Foundation
 import SQLite
 import Storage
 import SyncProtocol
-import Synchronization
 
 /// A real FieldSync server on loopback and a temporary folder for device databases: the
 /// world an SDK test runs in. Devices are real `SyncClient`s with their own SQLite files.
@@ -16,6 +15,9 @@ import Synchronization
 /// try await ana.client.create("jobs", id: "job-1", ["title": "Boiler"])
 /// ```
 final class SDKTestBed: Sendable {
+    /// How many SDK test servers run at once (beside the other suites' servers).
+    private static let slots = ServerSlots(limit: 3)
+
     let server: TestServer
     let folder: URL
 
@@ -27,14 +29,14 @@ final class SDKTestBed: Sendable {
     /// Starts a server once a slot is free (each holds PostgreSQL connections of the one
     /// test cluster that every suite of the process shares).
     static func start() async throws -> SDKTestBed {
-        await SDKServerSlots.shared.acquire()
+        await Self.slots.acquire()
         do {
             let server = try await TestServer.start { $0.databasePoolSize = 2 }
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-sdk-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             return SDKTestBed(server: server, folder: folder)
         } catch {
-            SDKServerSlots.shared.release()
+            Self.slots.release()
             throw error
         }
     }
@@ -43,7 +45,7 @@ final class SDKTestBed: Sendable {
     func finish() {
         server.stop()
         try? FileManager.default.removeItem(at: folder)
-        SDKServerSlots.shared.release()
+        Self.slots.release()
     }
 
     /// A fresh database path in the bed's folder.
@@ -101,39 +103,5 @@ struct TestDevice: Sendable {
         let queue = try DatabaseQueue(path: path)
         defer { try? queue.close() }
         return try queue.read { db in try db.value(String.self, "SELECT token FROM device") }
-    }
-}
-
-/// Bounds how many SDK test servers run at once; waiters queue in arrival order.
-final class SDKServerSlots: Sendable {
-    static let shared = SDKServerSlots(limit: 3)
-
-    private let state: Mutex<(free: Int, waiting: [CheckedContinuation<Void, Never>])>
-
-    init(limit: Int) { state = Mutex((limit, [])) }
-
-    func acquire() async {
-        await withCheckedContinuation { continuation in
-            let granted = state.withLock { state in
-                guard state.free > 0 else {
-                    state.waiting.append(continuation)
-                    return false
-                }
-                state.free -= 1
-                return true
-            }
-            if granted { continuation.resume() }
-        }
-    }
-
-    func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.waiting.isEmpty else {
-                state.free += 1
-                return nil
-            }
-            return state.waiting.removeFirst()
-        }
-        next?.resume()
     }
 }
