@@ -1,3 +1,4 @@
+import Foundation
 public import SyncProtocol
 
 extension SyncClient {
@@ -51,7 +52,10 @@ extension SyncClient {
                 // Best effort: offline, the token simply expires on the server.
                 try? await api.revoke(token: token)
             }
-            try await store.wipeUserData()
+            // Unsent ops leave a gap in the clientSeqs the server expects: start over as a new device.
+            let newIdentity = try await store.facts().pendingChanges > 0 ? "dev-" + UUID().uuidString.lowercased() : nil
+            try await store.wipeUserData(newDeviceId: newIdentity)
+            if let newIdentity { adopt(deviceId: newIdentity) }
             try await refreshStatus()
             await cycles.release()
             return work
@@ -67,6 +71,6 @@ extension SyncClient {
         guard let previous = try await store.device().user, previous.id != user.id else { return }
         let work = try await store.unsyncedWork()
         guard work.isEmpty else { throw SyncClientError.anotherUsersWorkPending(count: work.changes.count + work.photos.count) }
-        try await store.wipeUserData()
+        try await store.wipeUserData(newDeviceId: nil)
     }
 }

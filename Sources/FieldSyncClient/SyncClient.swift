@@ -24,11 +24,13 @@ import Synchronization
 /// database file, transport, clock and sleep.
 public final class SyncClient: Sendable {
     public let configuration: Configuration
-    /// This installation's id, made once with its database and sent as `X-Device-Id`.
-    public let deviceId: String
+    /// This installation's id, made with its database and sent as `X-Device-Id`. It changes only
+    /// when a forced sign-out threw away edits the server may never have received: their
+    /// clientSeqs can never arrive, so the device starts over under a new id.
+    public var deviceId: String { identity.withLock { $0 } }
 
     let store: LocalStore
-    let api: ServerAPI
+    private let identity: Mutex<String>
     let clock: ServerClock
     let statusCenter = StatusCenter()
     let signals = LoopSignals()
@@ -42,13 +44,20 @@ public final class SyncClient: Sendable {
         self.configuration = configuration
         store = try LocalStore(path: configuration.databasePath)
         let (device, facts) = try store.queue.read { db in (try LocalStore.device(db), try LocalStore.facts(db)) }
-        deviceId = device.deviceId
+        identity = Mutex(device.deviceId)
         clock = ServerClock(deviceNow: configuration.now, offset: device.clockOffset)
-        api = ServerAPI(
-            baseURL: configuration.serverURL, transport: configuration.transport, deviceId: device.deviceId,
-            appVersion: configuration.appVersion, clock: clock)
         statusCenter.update { Self.describe(device, facts, appVersion: configuration.appVersion, into: &$0) }
     }
+
+    /// The server endpoints, speaking for the current device id.
+    var api: ServerAPI {
+        ServerAPI(
+            baseURL: configuration.serverURL, transport: configuration.transport, deviceId: deviceId, appVersion: configuration.appVersion,
+            clock: clock)
+    }
+
+    /// Takes a new device id (after a sign-out that discarded unsent edits).
+    func adopt(deviceId: String) { identity.withLock { $0 = deviceId } }
 
     /// Closes the database; the client must not be used afterwards.
     public func close() throws {

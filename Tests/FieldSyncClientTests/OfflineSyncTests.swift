@@ -101,6 +101,25 @@ struct OfflineSyncTests {
         #expect(ops.map(\.clientSeq) == Array(1...35) && ops.map(\.recordId) == (1...35).map { "job-\($0)" })
     }
 
+    @Test("A push over the server's body limit is split, and a lowered maxOpsPerPush is learned from the refusal")
+    func pushLimits() async throws {
+        let bed = try await SDKTestBed.start()
+        defer { bed.finish() }
+        let network = FaultyTransport()
+        let ana = try await bed.device(transport: network)
+        let long = JSONValue.string(String(repeating: "n", count: 400_000))
+        for index in 1...3 { try await ana.client.create("jobs", id: "big-\(index)", ["title": "t", "notes": long]) }
+        #expect(try await ana.client.sync().pending == 0)
+        #expect(network.log.filter { $0 == "POST /v1/sync/push" }.count == 4, "one refused push of 3, then one op each")
+
+        try bed.updateSettings { $0.maxOpsPerPush = 10 }
+        for index in 1...25 { try await ana.client.create("jobs", id: "job-\(index)", ["title": "t"]) }
+        network.clearLog()
+        #expect(try await ana.client.sync().pending == 0)
+        #expect(network.log.filter { $0 == "POST /v1/sync/push" }.count == 4, "one refused push of 25, then 10, 10, 5")
+        #expect(try bed.loggedOps(deviceId: ana.client.deviceId).count == 28)
+    }
+
     @Test("Another device's changes arrive by pull; a pending local edit stays on top of them")
     func pullKeepsPendingEdits() async throws {
         let bed = try await SDKTestBed.start()

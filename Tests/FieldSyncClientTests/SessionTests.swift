@@ -55,6 +55,7 @@ struct SessionTests {
         #expect(SyncClientError.unsyncedWork(changes: 2, photos: 1).description.hasPrefix("3 items are not synced yet."))
         #expect(try await ana.client.record("jobs", id: "job-1") != nil)
 
+        let oldId = ana.client.deviceId
         let lost = try await ana.client.signOut(discardingUnsyncedWork: true)
 
         #expect(lost.changes.map(\.type) == [.create, .update] && lost.changes.allSatisfy { $0.recordId == "job-1" })
@@ -62,6 +63,13 @@ struct SessionTests {
         #expect(lost.description.hasPrefix("Discarded 2 unsynced changes and 1 photo: create jobs/job-1, update jobs/job-1, photo att-"))
         #expect(try await ana.client.records("jobs").isEmpty && ana.client.status.pending == 0)
         #expect(ana.client.status.state == .needsAttention(.signInRequired))
+        // clientSeqs 1 and 2 never reached the server: the device starts over under a new id.
+        network.set(nil)
+        try await ana.client.signIn(username: ana.user.username, password: ana.password)
+        try await ana.client.create("jobs", id: "job-9", ["title": "After"])
+        #expect(try await ana.client.sync().description == "All changes synced")
+        #expect(ana.client.deviceId != oldId)
+        #expect(try bed.loggedOps(deviceId: ana.client.deviceId).map(\.status) == ["applied"])
     }
 
     @Test("A synced device signs out at once; the next sign-in continues the device's clientSeq")

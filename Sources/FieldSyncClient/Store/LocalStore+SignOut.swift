@@ -18,9 +18,10 @@ extension LocalStore {
         return DiscardedWork(changes: changes, photos: photos.map(localPhoto))
     }
 
-    /// Removes the user's data and session. The device id and the clientSeq counter stay:
-    /// the server knows this device by them, and a number it has seen must never come back.
-    func wipeUserData() async throws {
+    /// Removes the user's data and session. The device id and the clientSeq counter stay (the
+    /// server knows the device by them, and a number it has seen must never come back), unless
+    /// `newDeviceId` is given: then the device starts over under it, from clientSeq 1.
+    func wipeUserData(newDeviceId: String?) async throws {
         let files = try await queue.write { db -> [String] in
             let files = try db.values(String.self, "SELECT file_name FROM photos")
             for table in ["records", "outbox", "issues", "photos"] { try db.execute("DELETE FROM \(table)") }
@@ -29,6 +30,9 @@ extension LocalStore {
                 UPDATE device SET token = NULL, user_json = NULL, session = 'signed_out', cursor = NULL, resyncing = 0,
                 last_synced_at = NULL WHERE id = 1
                 """)
+            if let newDeviceId {
+                try db.execute("UPDATE device SET device_id = ?, last_client_seq = 0 WHERE id = 1", [newDeviceId])
+            }
             return files
         }
         for name in files { try? FileManager.default.removeItem(at: photoFile(named: name)) }

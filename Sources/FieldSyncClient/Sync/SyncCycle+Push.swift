@@ -24,8 +24,8 @@ extension SyncCycle {
             let response: PushResponse
             do {
                 response = try await api.push(request, token: token)
-            } catch let failure where failure.status == 413 && batchSize > 1 {
-                batchSize = max(batchSize / 2, 1)
+            } catch let failure where failure.status == 413 && ops.count > 1 {
+                batchSize = max(ops.count / 2, 1)
                 continue
             } catch let failure where failure.code == .validationFailed && failure.details["field"] == "ops" && !refreshed {
                 refreshed = true
