@@ -23,6 +23,7 @@ import Synchronization
 /// Instances share nothing: a simulator may run many in one process, each with its own
 /// database file, transport, clock and sleep.
 public final class SyncClient: Sendable {
+    /// What the client was opened with.
     public let configuration: Configuration
     /// This installation's id, made with its database and sent as `X-Device-Id`. It changes only
     /// when a forced sign-out threw away edits the server may never have received: their
