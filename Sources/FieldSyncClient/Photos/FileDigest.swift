@@ -38,13 +38,13 @@ enum PhotoCopier {
     }
 
     private static func stream(_ input: FileHandle, into output: FileHandle, chunkBytes: Int) throws -> FileDigest {
-        var whole = try SHA256Digest()
+        var whole = try SHA256Hasher()
         var chunks: [String] = []
         var total: Int64 = 0
         while let chunk = try input.read(upToCount: chunkBytes), !chunk.isEmpty {
             try output.write(contentsOf: chunk)
             try whole.update(chunk)
-            chunks.append(try SHA256Digest.hex(chunk))
+            chunks.append(try SHA256Hasher.hex(chunk))
             total += Int64(chunk.count)
         }
         guard total > 0 else { throw SyncClientError.photoUnreadable("the file is empty") }

@@ -65,7 +65,7 @@ extension SyncCycle {
     private func send(chunk index: Int, of photo: PhotoRow) async throws {
         let file = store.photoFile(named: photo.fileName)
         let bytes = try await offCooperativePool { try PhotoCopier.chunk(index, of: file, chunkBytes: photo.chunkBytes) }
-        let digest = try SHA256Digest.hex(bytes)
+        let digest = try SHA256Hasher.hex(bytes)
         for attempt in 1...2 {
             do {
                 try await api.putChunk(attId: photo.attId, index: index, bytes: bytes, sha256: digest, token: token)

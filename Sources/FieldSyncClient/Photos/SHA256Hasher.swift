@@ -8,7 +8,7 @@ import Foundation
 
 /// SHA-256 through the platform's library: CryptoKit on Apple platforms, OpenSSL (the
 /// `Cryptography` target) elsewhere. Both hash incrementally; digests are lower-case hex.
-struct SHA256Digest: ~Copyable {
+struct SHA256Hasher: ~Copyable {
     #if canImport(CryptoKit)
         private var hasher = CryptoKit.SHA256()
     #else
@@ -39,7 +39,7 @@ struct SHA256Digest: ~Copyable {
 
     /// The digest of `data` in one call.
     static func hex(_ data: Data) throws -> String {
-        var digest = try SHA256Digest()
+        var digest = try SHA256Hasher()
         try digest.update(data)
         return try digest.finalizeHex()
     }
