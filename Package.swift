@@ -19,6 +19,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "fieldsync", targets: ["fieldsync"]),
+        .executable(name: "fieldsync-tools", targets: ["fieldsync-tools"]),
         .library(name: "FieldSyncClient", targets: ["FieldSyncClient"]),
         .executable(name: "fieldsync-device", targets: ["fieldsync-device"]),
     ],
@@ -50,6 +51,12 @@ let package = Package(
         module("App", ["HTTP", "Postgres", "Storage", "SyncAPI", "WebUI", "Worker", "SyncEngine", "Templating", "Cryptography", "Support"]),
         .executableTarget(name: "fieldsync", dependencies: ["App", "Support"], swiftSettings: swiftSettings),
 
+        // MARK: - Tooling (benchmarks and their bulk data; no product target imports these, so the
+        // server binary links neither them nor the HTTP client they use)
+        module("Seeding", ["Postgres", "Storage"]),
+        module("FieldSyncTools", ["App", "Seeding", "Storage", "SyncAPI", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
+        .executableTarget(name: "fieldsync-tools", dependencies: ["FieldSyncTools"], swiftSettings: swiftSettings),
+
         // MARK: - Device SDK
         module("SQLite", ["CSQLite"]),
         // SHA-256 comes from CryptoKit on Apple platforms, from OpenSSL (Cryptography) elsewhere.
@@ -75,5 +82,7 @@ let package = Package(
         tests("FieldSyncClientTests", ["FieldSyncClient", "SQLite", "AppTesting", "SyncProtocol", "Storage", "Postgres", "SyncAPI", "Support"]),
         tests("WebUITests", ["WebUI", "HTTP", "Storage", "SyncProtocol", "Templating"]),
         tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
+        tests("SeedingTests", ["Seeding", "Storage", "Postgres", "PostgresTesting", "Support", "SyncProtocol"]),
+        tests("FieldSyncToolsTests", ["FieldSyncTools", "AppTesting"]),
     ]
 )

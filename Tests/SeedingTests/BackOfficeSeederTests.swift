@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Seeding
 import Storage
 import SyncProtocol
 import Testing
@@ -13,7 +14,7 @@ struct BackOfficeSeederTests {
     let samples: BackOfficeSamples
 
     init() throws {
-        database = try StorageDatabase.migrated()
+        database = try SeedingDatabase.migrated()
         let seeder = BackOfficeSeeder(database: database)
         try seeder.seed(Self.volume)
         try seeder.settle()

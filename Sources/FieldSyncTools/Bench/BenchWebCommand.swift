@@ -1,4 +1,6 @@
+import App
 import Foundation
+import Seeding
 import Storage
 import Support
 

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Storage
 
 /// Bulk data for `fieldsync bench sync`: users and `jobs` records written straight into the
 /// tables (as if pushed long ago), so pull costs can be measured on a large database without

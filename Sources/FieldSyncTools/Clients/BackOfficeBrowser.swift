@@ -1,3 +1,4 @@
+import App
 import Foundation
 
 /// A back-office browser for benchmarks: one keep-alive loopback connection, the cookies

@@ -1,3 +1,4 @@
+import App
 import Cryptography
 import Foundation
 import Support
