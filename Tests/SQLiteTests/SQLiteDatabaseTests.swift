@@ -1,5 +1,6 @@
 import Foundation
 import SQLite
+import Synchronization
 import Testing
 
 @Suite("SQLite wrapper")
@@ -121,18 +122,38 @@ struct SQLiteDatabaseTests {
     func cancellation() async throws {
         let queue = try DatabaseQueue(path: ":memory:")
         try await queue.write { db in try db.execute("CREATE TABLE t (v INTEGER)") }
+        let started = Flag()
         let task = Task {
             try await queue.write { db in
                 try db.execute("INSERT INTO t VALUES (1)")
+                started.set()
                 // Counts to 200 million: seconds of work that only an interrupt stops.
                 _ = try db.value(
                     Int.self, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 200000000) SELECT count(*) FROM c")
             }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        while !started.isSet { try await Task.sleep(for: .milliseconds(5)) }
         task.cancel()
         let result = await task.result
         #expect(throws: SQLiteError.self) { try result.get() }
+        #expect(try await queue.read { db in try db.value(Int.self, "SELECT count(*) FROM t") } == 0)
+    }
+
+    @Test("A task cancelled before its turn on the queue does not run at all")
+    func cancelledBeforeItsTurn() async throws {
+        let queue = try DatabaseQueue(path: ":memory:")
+        try await queue.write { db in try db.execute("CREATE TABLE t (v INTEGER)") }
+        let task = Task {
+            try await Task.sleep(for: .seconds(60))
+            return try await queue.write { db in try db.execute("INSERT INTO t VALUES (1)") }
+        }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        let cancelledWrite = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await queue.write { db in try db.execute("INSERT INTO t VALUES (2)") }
+        }
+        await #expect(throws: CancellationError.self) { try await cancelledWrite.value }
         #expect(try await queue.read { db in try db.value(Int.self, "SELECT count(*) FROM t") } == 0)
     }
 
@@ -153,4 +174,13 @@ struct SQLiteDatabaseTests {
         older.registerMigration("v1") { db in try db.execute("CREATE TABLE t (v INTEGER)") }
         #expect(throws: SQLiteError.self) { try older.migrate(queue) }
     }
+}
+
+/// A one-way flag one task sets and another polls.
+private final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    var isSet: Bool { value.load(ordering: .acquiring) }
+
+    func set() { value.store(true, ordering: .releasing) }
 }
