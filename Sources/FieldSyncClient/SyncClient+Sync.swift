@@ -18,17 +18,19 @@ extension SyncClient {
     /// calling task is cancelled. Run one loop per client.
     public func run() async {
         signals.clear()
+        var asked = false
         while !Task.isCancelled {
             var accepting: Set<Wake> = [.manual, .networkRegained]
             var wait: Duration?
             if statusCenter.inputs.networkAvailable {
-                let outcome = (try? await runCycle(manual: false)) ?? .retryLater(after: nil, reason: "the local database failed")
+                let outcome = (try? await runCycle(manual: asked)) ?? .retryLater(after: nil, reason: "the local database failed")
                 wait = scheduleAfter(outcome)
                 if outcome == .completed { accepting.insert(.localChange) }
             } else {
                 statusCenter.update { $0.activity = .idle }
             }
             guard let wake = await waitForWake(wait, accepting: accepting) else { return }
+            asked = wake == .manual
             if wake == .manual || wake == .networkRegained { failures.withLock { $0 = 0 } }
         }
     }

@@ -93,8 +93,12 @@ struct NetworkBehaviourTests {
         network.clearLog()
         let loop = Task { await ana.client.run() }
         try await Task.sleep(for: .milliseconds(300))
-        loop.cancel()
         #expect(network.log.isEmpty, "a blocked loop sends nothing")
+        ana.client.syncNow()
+        for _ in 0..<250 where network.log.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        loop.cancel()
+        #expect(network.log.first == "POST /v1/sync/push", "asked, it tries once more")
+        #expect(ana.client.status.state == .needsAttention(.updateRequired(minimumVersion: "3.0.0")))
 
         try ana.client.close()
         let updated = try bed.client(path: ana.path, appVersion: "3.0.0")

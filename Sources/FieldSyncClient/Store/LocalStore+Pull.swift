@@ -72,9 +72,7 @@ extension LocalStore {
         let unseen = try db.rows("SELECT collection, record_id FROM records WHERE resync_seen = 0")
         for row in unseen {
             let (collection, recordId): (String, String) = (try row.decode("collection"), try row.decode("record_id"))
-            var side = RecordRows.ServerSide()
-            side.syncedAt = nil
-            try RecordRows.setServerSide(db, collection, recordId, side)
+            try RecordRows.setServerSide(db, collection, recordId, RecordRows.ServerSide())
         }
         try db.execute("UPDATE device SET resyncing = 0 WHERE id = 1")
     }

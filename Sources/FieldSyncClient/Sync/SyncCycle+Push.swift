@@ -14,7 +14,7 @@ extension SyncCycle {
         var batchSize = limits.maxOpsPerPush
         var refreshed = false
         let queued = try await local { try await store.facts().pendingChanges }
-        report { $0.changesTotal = queued }
+        report { $0.changesTotal = $0.changesSent + queued }
         while true {
             let (ops, schemaVersion) = try await local { try await store.outboxBatch(after: after, limit: batchSize) }
             guard let last = ops.last else { return total }
@@ -29,7 +29,7 @@ extension SyncCycle {
                 continue
             } catch let failure where failure.code == .validationFailed && failure.details["field"] == "ops" && !refreshed {
                 refreshed = true
-                batchSize = try await call { () async throws(APIFailure) in try await api.config(token: token) }.maxOpsPerPush
+                batchSize = try await refreshLimits().maxOpsPerPush
                 continue
             } catch {
                 throw await stopping(error)

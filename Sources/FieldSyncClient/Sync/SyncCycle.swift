@@ -80,7 +80,8 @@ struct SyncCycle: Sendable {
         }
     }
 
-    private func refreshLimits() async throws(Stop) -> ServerLimits {
+    /// Fetches and stores the server's limits (`GET /v1/config`).
+    func refreshLimits() async throws(Stop) -> ServerLimits {
         let config = try await call { () async throws(APIFailure) in try await api.config(token: token) }
         let limits = ServerLimits(config)
         try await local { try await store.setLimits(limits, minSupported: config.minSupportedAppVersion, at: clock.now()) }
