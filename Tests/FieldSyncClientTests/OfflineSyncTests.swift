@@ -82,6 +82,20 @@ struct OfflineSyncTests {
             try bed.serverRecord("jobs", "job-1") == ["title": "Boiler", "notes": "checked", "assigneeId": .string(ana.user.id), "teamId": "team-1"])
     }
 
+    @Test("A phone whose clock is an hour fast still syncs: occurredAt follows the server's clock, not the device's")
+    func wrongDeviceClock() async throws {
+        let bed = try await SDKTestBed.start()
+        defer { bed.finish() }
+        let ana = try await bed.device(clock: TestClock(start: Date().addingTimeInterval(3_600)))
+
+        try await ana.client.create("jobs", id: "job-1", ["title": "Boiler"])
+        let status = try await ana.client.sync()
+
+        #expect(status.description == "All changes synced")
+        let stamped = try #require(try bed.loggedOps(deviceId: ana.client.deviceId).first?.body["occurredAt"]?.stringValue)
+        #expect(abs(try #require(RFC3339.date(from: stamped)).timeIntervalSinceNow) < 120)
+    }
+
     @Test("The outbox goes out in clientSeq order, in batches of at most maxOpsPerPush")
     func batches() async throws {
         let bed = try await SDKTestBed.start()

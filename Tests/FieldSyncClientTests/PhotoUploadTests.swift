@@ -72,6 +72,24 @@ struct PhotoUploadTests {
         #expect(stored.status == "complete" && stored.sha256 == photo.sha256)
     }
 
+    @Test("The same picture attached twice is stored once; both edits that name it apply")
+    func duplicatePhoto() async throws {
+        let bed = try await SDKTestBed.start()
+        defer { bed.finish() }
+        let ana = try await bed.device()
+        let camera = try photoFile(in: bed, bytes: 90_000)
+        for record in ["pu-1", "pu-2"] {
+            let photo = try await ana.client.addPhoto(at: camera, to: "part_usage", recordId: record)
+            try await ana.client.create("part_usage", id: record, ["job_id": "job-1", "sku": "S", "qty": 1, "photo": .string(photo.id)])
+        }
+
+        let status = try await ana.client.sync()
+
+        #expect(status.description == "All changes synced")
+        #expect(try bed.attachments(deviceId: ana.client.deviceId).map(\.status) == ["complete", "complete"])
+        #expect(try bed.serverRecord("part_usage", "pu-1") != nil && bed.serverRecord("part_usage", "pu-2") != nil)
+    }
+
     @Test("A photo over the server's size limit is refused at capture, and nothing is queued")
     func sizeLimitAtCapture() async throws {
         let bed = try await SDKTestBed.start()
