@@ -75,27 +75,20 @@ enum RecordRows {
 
     /// The record as the app sees it; nil when it is not visible.
     static func localRecord(_ db: Database, _ collection: String, _ recordId: String) throws -> LocalRecord? {
-        guard
-            let row = try db.row(
-                """
-                SELECT r.collection, r.record_id, r.fields, r.server_seq, r.conflict_id,
-                       (SELECT count(*) FROM outbox o WHERE o.collection = r.collection AND o.record_id = r.record_id) AS pending
-                FROM records r WHERE r.collection = ? AND r.record_id = ? AND r.fields IS NOT NULL
-                """, [collection, recordId])
-        else { return nil }
-        return try localRecord(row)
+        try db.row(visibleRecords + " AND r.record_id = ?", [collection, recordId]).map(localRecord)
     }
 
     /// Every visible record of `collection`, by id.
     static func localRecords(_ db: Database, _ collection: String) throws -> [LocalRecord] {
-        try db.rows(
-            """
-            SELECT r.collection, r.record_id, r.fields, r.server_seq, r.conflict_id,
-                   (SELECT count(*) FROM outbox o WHERE o.collection = r.collection AND o.record_id = r.record_id) AS pending
-            FROM records r WHERE r.collection = ? AND r.fields IS NOT NULL ORDER BY r.record_id
-            """, [collection]
-        ).map(localRecord)
+        try db.rows(visibleRecords + " ORDER BY r.record_id", [collection]).map(localRecord)
     }
+
+    /// The visible records of one collection (`?`), each with its count of queued ops.
+    private static let visibleRecords = """
+        SELECT r.collection, r.record_id, r.fields, r.server_seq, r.conflict_id,
+               (SELECT count(*) FROM outbox o WHERE o.collection = r.collection AND o.record_id = r.record_id) AS pending
+        FROM records r WHERE r.collection = ? AND r.fields IS NOT NULL
+        """
 
     private static func localRecord(_ row: Row) throws -> LocalRecord {
         LocalRecord(
