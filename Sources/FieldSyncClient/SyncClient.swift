@@ -102,10 +102,6 @@ public final class SyncClient: Sendable {
     ///   `.notSignedIn`, `.editTooLarge`.
     @discardableResult
     public func create(_ collection: String, id: String, _ fields: [String: JSONValue]) async throws -> LocalRecord {
-        let device = try await store.device()
-        guard device.mayCreate(appVersion: configuration.appVersion) else {
-            throw SyncClientError.updateRequiredToCreate(minimumVersion: device.minSupportedAppVersion ?? "?")
-        }
         guard let record = try await save(Edit(type: .create, collection: collection, recordId: id, values: fields)) else {
             throw SyncClientError.recordNotFound(collection: collection, id: id)
         }
@@ -144,7 +140,11 @@ public final class SyncClient: Sendable {
         for id in [edit.collection, edit.recordId] where !DeviceIdentifier.isValid(id) {
             throw SyncClientError.invalidIdentifier(id)
         }
-        guard try await store.device().session != .signedOut else { throw SyncClientError.notSignedIn }
+        let device = try await store.device()
+        guard device.session != .signedOut else { throw SyncClientError.notSignedIn }
+        if edit.type == .create, !device.mayCreate(appVersion: configuration.appVersion) {
+            throw SyncClientError.updateRequiredToCreate(minimumVersion: device.minSupportedAppVersion ?? "?")
+        }
         let record = try await store.save(edit, occurredAt: clock.now(), schemaVersion: configuration.schemaVersion)
         try await refreshStatus()
         signals.signal(.localChange)

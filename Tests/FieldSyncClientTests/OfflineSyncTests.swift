@@ -58,7 +58,7 @@ struct OfflineSyncTests {
 
         let lines = await seen.value
         #expect(lines.first == "All changes synced" && lines.last == "All changes synced")
-        #expect(lines.contains("1 pending") && lines.contains { $0.hasPrefix("Syncing") })
+        #expect(lines.contains("1 change pending") && lines.contains { $0.hasPrefix("Syncing") })
         #expect(try bed.serverRecord("jobs", "job-1") != nil)
     }
 

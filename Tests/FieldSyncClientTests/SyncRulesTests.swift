@@ -56,7 +56,7 @@ struct SyncRulesTests {
         var inputs = StatusCenter.Inputs()
         inputs.session = .active
         inputs.facts = StoreFacts(pendingChanges: 2, pendingPhotos: 1, issues: 0)
-        #expect(StatusCenter.status(for: inputs).description == "3 pending")
+        #expect(StatusCenter.status(for: inputs).description == "3 changes pending")
         inputs.networkAvailable = false
         #expect(StatusCenter.status(for: inputs).description == "Waiting for network. 3 pending")
         inputs.activity = .syncing(SyncProgress(changesSent: 1, changesTotal: 2, bytesSent: 524_288, bytesTotal: 2_097_152))

@@ -62,7 +62,7 @@ public struct SyncStatus: Sendable, Equatable, CustomStringConvertible {
         switch state {
         case .offline, .waitingForNetwork: pending == 0 ? "Waiting for network" : "Waiting for network. \(pending) pending"
         case .syncing(let progress): progress.description
-        case .pending: "\(pending) pending"
+        case .pending: pending == 1 ? "1 change pending" : "\(pending) changes pending"
         case .synced(let at): at == nil ? "Not synced yet" : "All changes synced"
         case .needsAttention(let attention): attention.sentence(pending: pending)
         }
