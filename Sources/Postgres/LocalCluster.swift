@@ -104,24 +104,22 @@ public final class LocalCluster: Sendable {
         try account.run(binaries.tool("initdb"), arguments)
     }
 
-    /// The configuration of a server already running on this data directory, once it accepts connections.
+    /// The configuration of a server already running on this data directory, once it accepts
+    /// connections; nil when there is none, or when it dies while being waited for (a server
+    /// killed a moment ago still looks alive until its process has exited).
     func runningServer() throws -> PostgresConfiguration? {
         guard let file = PostmasterFile(dataDirectory: dataDirectory), file.isAlive else { return nil }
         logger.debug("reusing running local postgres", metadata: ["db.pid": "\(file.pid)"])
         let server = PostgresConfiguration(
             host: file.listenAddress ?? "127.0.0.1", port: file.port, user: "postgres", database: "postgres",
             unixSocketDirectory: file.socketDirectory)
-        try waitUntilReady(server)
-        return server
-    }
-
-    private func waitUntilReady(_ server: PostgresConfiguration) throws {
         let deadline = Date().addingTimeInterval(30)
         while true {
             do {
                 try PostgresConnection(configuration: server, logger: logger).close()
-                return
+                return server
             } catch let error as PostgresError where Date() < deadline {
+                guard file.isAlive else { return nil }
                 logger.trace("waiting for local postgres", metadata: ["db.error": error.message])
                 Thread.sleep(forTimeInterval: 0.1)
             }
