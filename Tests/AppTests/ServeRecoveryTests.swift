@@ -64,11 +64,12 @@ struct ServeRecoveryTests {
         FileManager.default.temporaryDirectory.appendingPathComponent("fsync-\(UUID().uuidString.prefix(6))")
     }
 
-    /// The pid of the postmaster running on the folder's cluster, if one runs.
+    /// The pid of the postmaster running on the folder's cluster, if one runs (a dead server's pid
+    /// may already belong to another process, which must never be signalled).
     static func postmaster(in dataDirectory: URL) -> pid_t? {
         let file = dataDirectory.appendingPathComponent("postgres/postmaster.pid")
         guard let text = try? String(contentsOf: file, encoding: .utf8), let pid = text.split(separator: "\n").first.flatMap({ pid_t($0) }),
-            kill(pid, 0) == 0
+            let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8), name.hasPrefix("postgres")
         else { return nil }
         return pid
     }

@@ -95,6 +95,8 @@ class Run:
 
     def kill_postmaster(self):
         pid = self.server.postmaster_pid()
+        if pid is None:
+            raise RuntimeError("the server is healthy but no PostgreSQL runs on its data folder")
         os.kill(pid, signal.SIGKILL)
         return pid
 
@@ -197,17 +199,9 @@ def finish(run):
     if status != 0:
         run.report.violation(f"graceful stop exited {status}: {run.last_log_lines()}")
     pid = run.server.postmaster_pid()
-    if pid and process_exists(pid):
+    if pid:
         run.report.violation(f"the embedded PostgreSQL (pid {pid}) was left running after a graceful stop")
         os.kill(pid, signal.SIGKILL)
-
-
-def process_exists(pid):
-    try:
-        os.kill(pid, 0)
-        return True
-    except ProcessLookupError:
-        return False
 
 
 def print_figures(run, figures, seconds):
@@ -248,7 +242,7 @@ def main():
         if run.server.is_running:
             run.server.kill()
         pid = run.server.postmaster_pid()
-        if pid and process_exists(pid):
+        if pid:
             os.kill(pid, signal.SIGKILL)
     failed = bool(run.report.violations)
     print(f"\n{len(run.report.violations)} violations" + (f"; server log and data kept in {directory}" if failed else ""))

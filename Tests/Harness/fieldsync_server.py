@@ -89,9 +89,13 @@ class ServerProcess:
             return self.process.wait()
 
     def postmaster_pid(self):
-        """The embedded PostgreSQL's postmaster, from its `postmaster.pid`; None when there is none."""
+        """The embedded PostgreSQL's running postmaster, from its `postmaster.pid`; None when none
+        runs (a dead server's pid may already belong to another process, never to be signalled)."""
         try:
             with open(os.path.join(self.data_directory, "postgres", "postmaster.pid")) as file:
-                return int(file.readline())
+                pid = int(file.readline())
+            with open(f"/proc/{pid}/stat") as status:
+                name, state = status.read().rsplit(")", 1)
         except (OSError, ValueError):
             return None
+        return pid if name.endswith("(postgres") and not state.lstrip().startswith("Z") else None

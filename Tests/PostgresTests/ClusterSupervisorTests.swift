@@ -7,36 +7,37 @@ import Testing
 @Suite("ClusterSupervisor")
 struct ClusterSupervisorTests {
     @Test("starts a killed postmaster again on the same port, so the same configuration connects")
-    func restartsKilledServer() throws {
-        let directory = clusterDirectory()
-        defer { removeCluster(at: directory) }
-        let (configuration, supervisor, failures) = try Self.supervise(LocalCluster(directory: directory, logger: testLogger, durable: false))
-        defer { supervisor.stop() }
-
-        let killed = try killPostmaster(of: directory)
-        let reconnected = eventually(timeout: 60) {
-            (try? PostgresConnection(configuration: configuration, logger: testLogger).close()) != nil
+    func restartsKilledServer() async throws {
+        let (reconnected, killed, now, failures) = try await withClusterDirectory { directory in
+            let (configuration, supervisor, failures) = try Self.supervise(LocalCluster(directory: directory, logger: testLogger, durable: false))
+            defer { supervisor.stop() }
+            let killed = try killPostmaster(of: directory)
+            let reconnected = eventually(timeout: 60) {
+                (try? PostgresConnection(configuration: configuration, logger: testLogger).close()) != nil
+            }
+            return (reconnected, killed, PostmasterFile(dataDirectory: directory.appendingPathComponent("postgres"))?.pid, failures.all)
         }
         #expect(reconnected)
-        #expect(PostmasterFile(dataDirectory: directory.appendingPathComponent("postgres"))?.pid != killed)
-        #expect(failures.all.isEmpty)
+        #expect(now != killed)
+        #expect(failures.isEmpty)
     }
 
     @Test("says why when the killed server cannot be started again")
-    func reportsFailedRestart() throws {
-        let directory = clusterDirectory()
-        defer { removeCluster(at: directory) }
-        let cluster = LocalCluster(directory: directory, logger: testLogger, durable: false, launchPatience: .seconds(2))
-        let (configuration, supervisor, failures) = try Self.supervise(cluster, interval: .seconds(2))
-        defer { supervisor.stop() }
-
-        try killPostmaster(of: directory)
-        // Another program takes the port before the supervisor's next check, as soon as the
-        // dying postmaster has released it.
-        let squatter = try ListeningSocket(port: configuration.port, within: 1.5)
-        defer { squatter.close() }
-        #expect(eventually(timeout: 30) { !failures.all.isEmpty })
-        let reason = failures.all.first ?? ""
+    func reportsFailedRestart() async throws {
+        let failures = try await withClusterDirectory { directory in
+            let cluster = LocalCluster(directory: directory, logger: testLogger, durable: false, launchPatience: .seconds(2))
+            let (configuration, supervisor, failures) = try Self.supervise(cluster, interval: .seconds(2))
+            defer { supervisor.stop() }
+            try killPostmaster(of: directory)
+            // Another program takes the port before the supervisor's next check, as soon as the
+            // dying postmaster has released it.
+            let squatter = try ListeningSocket(port: configuration.port, within: 1.5)
+            defer { squatter.close() }
+            _ = eventually(timeout: 30) { !failures.all.isEmpty }
+            return failures.all
+        }
+        #expect(failures.count == 1)
+        let reason = failures.first ?? ""
         #expect(reason.contains("could not be started again"))
         #expect(reason.contains("Address already in use"))
     }
@@ -81,7 +82,7 @@ private struct ListeningSocket {
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             } == 0
         }
-        try #require(bound && listen(descriptor, 1) == 0, "cannot hold port \(port) (errno \(errno))")
+        guard bound, listen(descriptor, 1) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EADDRINUSE) }
     }
 
     func close() {
