@@ -1,6 +1,7 @@
 import App
 import AppTesting
 import Foundation
+import PostgresTesting
 import Support
 import Testing
 
