@@ -5,8 +5,10 @@ SWIFT ?= swift
 # site-packages out.
 PYTHON = .build/python/bin/python -E -s
 BROWSER_TESTS = $(PYTHON) -m unittest discover --start-directory Tests/Browser --verbose
+# Kill-and-restart cycles of the fault run; CI runs the short form, FAULT_CYCLES=5.
+FAULT_CYCLES ?= 30
 
-.PHONY: run test test-browser build release packages browser-packages python-env bench-http bench-sync bench-web clean
+.PHONY: run test test-browser test-sdk-crash test-faults build release packages browser-packages python-env bench-http bench-sync bench-web clean
 
 ## Installs missing system packages, builds a release binary and serves on the embedded PostgreSQL.
 run: packages release
@@ -19,10 +21,26 @@ test: packages browser-packages python-env
 	$(SWIFT) test --skip-build
 	$(BROWSER_TESTS)
 
+## The device SDK's crash test, long form: a fieldsync-device process is killed with SIGKILL
+## CRASH_KILLS times (40 by default) while it edits, pushes and uploads; the server must end
+## with every edit and photo exactly once. `make test` runs a short form (8 kills).
+CRASH_KILLS ?= 40
+test-sdk-crash: packages
+	$(SWIFT) build --build-tests
+	FIELDSYNC_CRASH_KILLS=$(CRASH_KILLS) $(SWIFT) test --skip-build --filter FieldSyncClientTests.CrashTests
+
 ## Only the browser tests (builds the debug server they start).
 test-browser: browser-packages python-env
 	$(SWIFT) build --product fieldsync
 	$(BROWSER_TESTS)
+
+## The fault run (Tests/Faults): simulated devices push and upload while `fieldsync serve`, and
+## sometimes its embedded PostgreSQL, is killed with SIGKILL and restarted FAULT_CYCLES times; then
+## nothing acknowledged may be lost, duplicated or half-applied. Prints its figures.
+test-faults: packages python-env
+	$(SWIFT) build --product fieldsync
+	@scripts/check-python-isolation Tests/Harness Tests/Faults
+	$(PYTHON) Tests/Faults/fault_run.py --cycles $(FAULT_CYCLES)
 
 build: packages
 	$(SWIFT) build
@@ -39,7 +57,7 @@ browser-packages:
 ## Creates or refreshes .build/python and proves the browser tests import nothing from outside it.
 python-env:
 	@scripts/python-env
-	@scripts/check-python-isolation Tests/Browser
+	@scripts/check-python-isolation Tests/Harness Tests/Browser
 
 ## Benchmarks (figures printed; nothing asserted).
 bench-http: release

@@ -18,10 +18,12 @@ func tests(_ name: String, _ dependencies: [Target.Dependency], resources: [Reso
 
 let package = Package(
     name: "FieldSync",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "fieldsync", targets: ["fieldsync"]),
         .executable(name: "fieldsync-tools", targets: ["fieldsync-tools"]),
+        .library(name: "FieldSyncClient", targets: ["FieldSyncClient"]),
+        .executable(name: "fieldsync-device", targets: ["fieldsync-device"]),
     ],
     targets: [
         // MARK: - C libraries
@@ -59,6 +61,11 @@ let package = Package(
 
         // MARK: - Device SDK
         module("SQLite", ["CSQLite"]),
+        // SHA-256 comes from CryptoKit on Apple platforms, from OpenSSL (Cryptography) elsewhere.
+        module(
+            "FieldSyncClient",
+            ["SQLite", "SyncProtocol", .target(name: "Cryptography", condition: .when(platforms: [.linux, .android, .windows]))]),
+        .executableTarget(name: "fieldsync-device", dependencies: ["FieldSyncClient", "SyncProtocol", "Support"], swiftSettings: swiftSettings),
 
         // MARK: - Test support
         module("PostgresTesting", ["Postgres", "Support"]),
@@ -74,6 +81,7 @@ let package = Package(
         tests("SyncAPITests", ["SyncAPI", "HTTP", "SyncEngine", "SyncProtocol"]),
         tests("StorageTests", ["Storage", "Postgres", "PostgresTesting", "Cryptography", "Support", "SyncProtocol", "SyncEngine"]),
         tests("SQLiteTests", ["SQLite"]),
+        tests("FieldSyncClientTests", ["FieldSyncClient", "SQLite", "App", "AppTesting", "SyncProtocol", "SyncEngine", "Storage", "Postgres", "SyncAPI"]),
         tests("WebUITests", ["WebUI", "HTTP", "SyncEngine", "SyncProtocol", "Templating"]),
         tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncEngine", "SyncProtocol", "WebUI", "Storage", "Postgres", "PostgresTesting", "Cryptography", "Support"]),
         tests("SeedingTests", ["Seeding", "Storage", "Postgres", "PostgresTesting", "Support", "SyncEngine", "SyncProtocol"]),

@@ -38,8 +38,12 @@ public final class Application: Sendable {
 
     /// Opens the database, applies migrations, creates the first admin when there are no
     /// users, and starts serving.
-    public static func start(_ configuration: AppConfiguration, logger: Logger) throws -> Application {
-        let database = try DatabaseHost.open(configuration, logger: logger)
+    /// - Parameter onDatabaseLost: when given, the embedded PostgreSQL is kept running (see
+    ///   `DatabaseHost.open`) and this is called with the reason if it cannot be.
+    public static func start(
+        _ configuration: AppConfiguration, logger: Logger, onDatabaseLost: (@Sendable (_ reason: String) -> Void)? = nil
+    ) throws -> Application {
+        let database = try DatabaseHost.open(configuration, logger: logger, onClusterLost: onDatabaseLost)
         let core: Core
         do {
             core = try Core.open(configuration, database: database.configuration, logger: logger)

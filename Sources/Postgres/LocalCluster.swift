@@ -7,10 +7,12 @@ import Synchronization
 ///
 /// Layout: `<directory>/postgres` is the data directory, `<directory>/run` holds the Unix socket and
 /// the server log. The first `start()` runs `initdb` (superuser `postgres`, trust authentication,
-/// which the cluster accepts only over the socket and 127.0.0.1); every start listens on a free
-/// port of 127.0.0.1 and creates the database `fieldsync` if missing. A cluster of the same
+/// which the cluster accepts only over the socket and 127.0.0.1); every start listens on 127.0.0.1,
+/// on a free port or the one asked for, and creates the database `fieldsync` if missing. A cluster of the same
 /// directory that is already running (a `fieldsync serve` next to a `fieldsync migrate`) is reused,
-/// and only the instance that started the server stops it.
+/// and only the instance that started the server stops it, or the one that adopted it (`serve`
+/// adopts a server whose owner was killed). What a killed server leaves behind (its pid file, its
+/// backends finishing their last query) delays a start, it does not fail it.
 ///
 /// ```swift
 /// let cluster = LocalCluster(directory: dataDirectory, logger: logger)
@@ -22,28 +24,43 @@ public final class LocalCluster: Sendable {
     public static let databaseName = "fieldsync"
 
     public let directory: URL
-    private let durable: Bool
-    private let logger: Logger
-    /// Whether this instance started the server (and so must stop it).
-    private let startedHere = Mutex(false)
+    let durable: Bool
+    let logger: Logger
+    /// How long a start waits for what a killed server left to clear (see `launch`).
+    let launchPatience: Duration
+    /// Whether this instance started or adopted the server (and so must stop it).
+    let startedHere = Mutex(false)
 
     /// - Parameters:
     ///   - directory: created if missing; the cluster lives in its `postgres` and `run` subdirectories.
     ///   - durable: false trades crash safety for speed (no fsync, asynchronous commit): for tests only.
-    public init(directory: URL, logger: Logger, durable: Bool = true) {
+    ///   - launchPatience: how long `start()` keeps trying while the backends of a killed server
+    ///     still hold its shared memory or its port.
+    public init(directory: URL, logger: Logger, durable: Bool = true, launchPatience: Duration = .seconds(60)) {
         self.directory = directory
         self.durable = durable
         self.logger = logger
+        self.launchPatience = launchPatience
     }
 
     var dataDirectory: URL { directory.appendingPathComponent("postgres") }
     var runDirectory: URL { directory.appendingPathComponent("run") }
 
+    /// Whether a PostgreSQL server is running on this cluster's data directory (whoever started it).
+    public var isRunning: Bool {
+        PostmasterFile(dataDirectory: dataDirectory)?.isAlive ?? false
+    }
+
     /// Starts the cluster (initialising it on first use) or attaches to it if it is already running.
+    /// - Parameters:
+    ///   - adopt: a server found running becomes this instance's to stop, as if it had started it
+    ///     (for the long-lived owner, whose predecessor may have been killed without stopping it).
+    ///   - port: the port to start the server on (the one clients already use); a free one if nil.
     /// - Returns: how to connect to the `fieldsync` database as the superuser.
     /// - Throws: `PostgresError(.clusterUnavailable)` with the reason (missing binaries, failed
-    ///   `initdb`, a server that does not start), or the error of creating the database.
-    public func start() throws -> PostgresConfiguration {
+    ///   `initdb`, a server that does not start, with the server log's words), or the error of
+    ///   creating the database.
+    public func start(adoptingRunningServer adopt: Bool = false, port: Int? = nil) throws -> PostgresConfiguration {
         let binaries = try PostgresBinaries.locate()
         let account = try ServerAccount.current()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -51,16 +68,26 @@ public final class LocalCluster: Sendable {
         if !FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("PG_VERSION").path) {
             try initialize(binaries: binaries, account: account)
         }
-        let server = try runningServer() ?? launch(binaries: binaries, account: account)
+        let server: PostgresConfiguration
+        if let running = try runningServer() {
+            if adopt { startedHere.withLock { $0 = true } }
+            server = running
+        } else {
+            server = try launch(binaries: binaries, account: account, port: port)
+        }
         try createDatabaseIfMissing(server)
         return server.with(database: Self.databaseName)
     }
 
     /// Stops the server with `pg_ctl stop -m fast` (open sessions are rolled back), if this instance
-    /// started it; a reused server keeps running for its owner.
+    /// started or adopted it; a reused server keeps running for its owner.
     /// - Throws: `PostgresError(.clusterUnavailable)` when `pg_ctl` fails.
     public func stop() throws {
         guard startedHere.withLock({ $0 }) else { return }
+        guard isRunning else {
+            startedHere.withLock { $0 = false }  // killed meanwhile: nothing left to stop
+            return
+        }
         let binaries = try PostgresBinaries.locate()
         try ServerAccount.current().run(binaries.tool("pg_ctl"), ["stop", "-D", dataDirectory.path, "-m", "fast", "-w", "-s"])
         startedHere.withLock { $0 = false }
@@ -77,66 +104,22 @@ public final class LocalCluster: Sendable {
         try account.run(binaries.tool("initdb"), arguments)
     }
 
-    /// The configuration of a server already running on this data directory, once it accepts connections.
-    private func runningServer() throws -> PostgresConfiguration? {
+    /// The configuration of a server already running on this data directory, once it accepts
+    /// connections; nil when there is none, or when it dies while being waited for (a server
+    /// killed a moment ago still looks alive until its process has exited).
+    func runningServer() throws -> PostgresConfiguration? {
         guard let file = PostmasterFile(dataDirectory: dataDirectory), file.isAlive else { return nil }
         logger.debug("reusing running local postgres", metadata: ["db.pid": "\(file.pid)"])
         let server = PostgresConfiguration(
             host: file.listenAddress ?? "127.0.0.1", port: file.port, user: "postgres", database: "postgres",
             unixSocketDirectory: file.socketDirectory)
-        try waitUntilReady(server)
-        return server
-    }
-
-    /// Starts the server on a free port, retrying if another process takes the port first.
-    private func launch(binaries: PostgresBinaries, account: ServerAccount) throws -> PostgresConfiguration {
-        var lastError: (any Error)?
-        for _ in 0..<3 {
-            let port = try freeLoopbackPort()
-            do {
-                try account.run(binaries.tool("pg_ctl"), pgCtlStartArguments(port: port))
-                startedHere.withLock { $0 = true }
-                logger.debug("local postgres started", metadata: ["db.port": "\(port)"])
-                return PostgresConfiguration(
-                    host: "127.0.0.1", port: port, user: "postgres", database: "postgres", unixSocketDirectory: socketDirectory)
-            } catch {
-                // Another process may have started this same cluster meanwhile: use it.
-                if let server = try runningServer() { return server }
-                lastError = error
-            }
-        }
-        throw lastError!
-    }
-
-    private func pgCtlStartArguments(port: Int) -> [String] {
-        // Room for several FieldSync processes (pool, listener, CLI) and, in tests, many servers at once.
-        var settings = [
-            "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=\(socketDirectory ?? "")",
-            "-c", "max_connections=300",
-        ]
-        if !durable {
-            settings += ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
-        }
-        // pg_ctl hands -o to /bin/sh, so every word is single-quoted.
-        let options = settings.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        let log = runDirectory.appendingPathComponent("server.log").path
-        return ["start", "-D", dataDirectory.path, "-l", log, "-w", "-t", "60", "-s", "-o", options]
-    }
-
-    /// The run directory, unless its socket path would exceed the kernel's limit (~107 bytes); then
-    /// the server listens on TCP only.
-    private var socketDirectory: String? {
-        let path = runDirectory.path
-        return path.utf8.count + "/.s.PGSQL.65535".utf8.count < 104 ? path : nil
-    }
-
-    private func waitUntilReady(_ server: PostgresConfiguration) throws {
         let deadline = Date().addingTimeInterval(30)
         while true {
             do {
                 try PostgresConnection(configuration: server, logger: logger).close()
-                return
+                return server
             } catch let error as PostgresError where Date() < deadline {
+                guard file.isAlive else { return nil }
                 logger.trace("waiting for local postgres", metadata: ["db.error": error.message])
                 Thread.sleep(forTimeInterval: 0.1)
             }

@@ -1,7 +1,4 @@
-import Dispatch
-import Foundation
 public import Support
-import Synchronization
 
 /// Receives `NOTIFY` messages on a dedicated connection and thread.
 ///
@@ -18,19 +15,11 @@ import Synchronization
 /// defer { listener.stop() }
 /// ```
 public final class PostgresListener: Sendable {
-    private struct State {
-        var isStopping = false
-        /// Signalled by the listener thread when it exits; nil when no thread is running.
-        var finished: DispatchSemaphore?
-    }
-
     private let configuration: PostgresConfiguration
     private let channels: [String]
     private let logger: Logger
     private let handler: @Sendable (_ channel: String, _ payload: String) -> Void
-    private let state = Mutex(State())
-    /// Cuts a reconnect backoff short when `stop()` is called.
-    private let wakeup = DispatchSemaphore(value: 0)
+    private let thread = StoppableThread(name: "fieldsync-listener")
 
     /// - Parameters:
     ///   - channels: channel names; any text is allowed (they are quoted as identifiers).
@@ -49,42 +38,17 @@ public final class PostgresListener: Sendable {
 
     /// Starts the listening thread; does nothing if it is already running.
     public func start() {
-        let finished = DispatchSemaphore(value: 0)
-        let started = state.withLock { state in
-            guard state.finished == nil else { return false }
-            state = State(isStopping: false, finished: finished)
-            return true
-        }
-        guard started else { return }
-        // A plain thread, not a Dispatch or cooperative-pool worker: it blocks in poll() for its whole life.
-        let thread = Thread { [self] in
-            run()
-            finished.signal()
-        }
-        thread.name = "fieldsync-listener"
-        thread.start()
+        thread.start { [self] in run() }
     }
 
     /// Stops listening and waits for the thread to exit (at most one poll interval, 0.1 s).
     public func stop() {
-        guard
-            let finished = state.withLock({ state -> DispatchSemaphore? in
-                state.isStopping = true
-                return state.finished
-            })
-        else { return }
-        wakeup.signal()
-        finished.wait()
-        state.withLock { $0.finished = nil }
-        // Drain a wake-up the thread did not consume, so a later start() does not skip a backoff.
-        while wakeup.wait(timeout: .now()) == .success {}
+        thread.stop()
     }
-
-    private var isStopping: Bool { state.withLock { $0.isStopping } }
 
     private func run() {
         var backoff = Self.initialBackoff
-        while !isStopping {
+        while !thread.isStopping {
             do {
                 let connection = try PostgresConnection(configuration: configuration, logger: logger)
                 defer { connection.close() }
@@ -94,7 +58,7 @@ public final class PostgresListener: Sendable {
                 try deliver(from: connection)
             } catch {
                 logger.debug("postgres listener disconnected", metadata: ["db.error": "\(error)", "db.retry_in": "\(backoff)"])
-                _ = wakeup.wait(timeout: .now() + backoff.dispatchInterval)
+                thread.pause(for: backoff)
                 backoff = min(backoff * 2, Self.maximumBackoff)
             }
         }
@@ -102,7 +66,7 @@ public final class PostgresListener: Sendable {
 
     /// Hands notifications to the handler until `stop()` or a lost connection (which throws).
     private func deliver(from connection: PostgresConnection) throws {
-        while !isStopping {
+        while !thread.isStopping {
             for notification in try connection.waitForNotifications(timeoutMilliseconds: 100) {
                 handler(notification.channel, notification.payload)
             }

@@ -15,10 +15,12 @@ struct PostmasterFile {
     var port: Int
     var socketDirectory: String?
     var listenAddress: String?
+    /// The id of the System V segment the server's processes stay attached to while any of them runs.
+    var sharedMemoryID: Int32?
 
     /// Reads the file of a data directory; nil when there is none or it is unreadable.
     init?(dataDirectory: URL) {
-        guard let text = try? String(contentsOf: dataDirectory.appendingPathComponent("postmaster.pid"), encoding: .utf8) else {
+        guard let text = try? String(contentsOf: Self.url(in: dataDirectory), encoding: .utf8) else {
             return nil
         }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -27,17 +29,37 @@ struct PostmasterFile {
         self.port = port
         socketDirectory = lines[4].isEmpty ? nil : lines[4]
         listenAddress = lines[5].isEmpty || lines[5] == "*" ? nil : lines[5]
+        sharedMemoryID = lines.count > 6 ? lines[6].split(separator: " ").last.flatMap { Int32($0) } : nil
     }
 
-    /// Whether the process exists. A root process may signal anything; an unprivileged one gets
-    /// EPERM for a server run by another account, which still means it is alive. A zombie (a
-    /// crashed server whose parent never reaped it, common under a container's init) is dead.
+    static func url(in dataDirectory: URL) -> URL {
+        dataDirectory.appendingPathComponent("postmaster.pid")
+    }
+
+    /// Whether the process is a running PostgreSQL server. A root process may signal anything; an
+    /// unprivileged one gets EPERM for a server run by another account, which still means it is
+    /// alive. A zombie (a killed server whose parent has not reaped it yet, or never will under a
+    /// container's init) is dead, and so is another program that was given the same pid after a
+    /// reboot or a container restart.
     var isAlive: Bool {
         guard kill(pid, 0) == 0 || errno == EPERM else { return false }
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let afterName = stat.range(of: ") ", options: .backwards)
         else { return true }
-        return !stat[afterName.upperBound...].hasPrefix("Z")
+        let name = stat[stat.index(after: stat.firstIndex(of: "(") ?? stat.startIndex)..<afterName.lowerBound]
+        return !stat[afterName.upperBound...].hasPrefix("Z") && ["postgres", "postmaster"].contains(name)
+    }
+
+    /// Whether any process is still attached to the server's shared memory: backends of a killed
+    /// postmaster finish what they were doing before they notice it is gone, and until then no
+    /// new server may use the data directory. PostgreSQL checks this through the segment named
+    /// in this file, so the file may only be removed once it is false.
+    var isSharedMemoryInUse: Bool {
+        guard let sharedMemoryID else { return false }
+        var status = shmid_ds()
+        // EINVAL or EIDRM: the segment is gone (removed by the last process, or by a reboot).
+        guard shmctl(sharedMemoryID, IPC_STAT, &status) == 0 else { return errno != EINVAL && errno != EIDRM }
+        return status.shm_nattch > 0
     }
 }
 

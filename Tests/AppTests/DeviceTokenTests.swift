@@ -1,6 +1,7 @@
 import App
 import AppTesting
 import Foundation
+import PostgresTesting
 import Storage
 import Support
 import SyncEngine

@@ -1,19 +1,17 @@
 """What the browser tests drive: a FieldSync server on its own embedded PostgreSQL,
 headless Chromium, and devices speaking the sync protocol over HTTP.
 
-The server is the binary `swift build` produced (override with FIELDSYNC_BINARY),
-started with `serve --port 0` on a throwaway data folder and stopped with SIGTERM.
+The server is `Tests/Harness/fieldsync_server.py`'s process (the binary `swift build`
+produced, or FIELDSYNC_BINARY), started with `serve --port 0` on a throwaway data folder and
+stopped with SIGTERM.
 """
 
 import datetime
 import json
 import os
-import re
 import shutil
-import signal
-import subprocess
+import sys
 import tempfile
-import threading
 import urllib.parse
 import urllib.request
 
@@ -22,68 +20,34 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BINARY = os.environ.get("FIELDSYNC_BINARY", os.path.join(ROOT, ".build", "debug", "fieldsync"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Harness"))
+from fieldsync_server import ROOT, ServerProcess  # noqa: E402  (found through the path set just above)
+
 ADMIN_PASSWORD = "browser-admin-password"
 PASSWORD = "browser-password-1"
-STARTUP_SECONDS = 120
 
 
 class Server:
-    """`fieldsync serve` on a free loopback port and a private data folder."""
+    """`fieldsync serve` on a free loopback port and a private data folder, removed by `stop`."""
 
     def __init__(self):
         self.directory = tempfile.mkdtemp(prefix="fieldsync-browser-")
         # As root the cluster runs as `postgres`, which must be able to reach the folder.
         os.chmod(self.directory, 0o755)
-        self.log_path = os.path.join(self.directory, "server.log")
-        environment = dict(os.environ, FIELDSYNC_ADMIN_PASSWORD=ADMIN_PASSWORD)
-        environment.pop("DATABASE_URL", None)  # always the embedded cluster, never a real database
-        self.process = subprocess.Popen(
-            [BINARY, "serve", "--port", "0", "--data-dir", self.data_directory],
-            env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        self.base = self._wait_for_address()
-        # Keep reading the server's output so it never blocks on a full pipe.
-        threading.Thread(target=self._copy_log, daemon=True).start()
+        self.process = ServerProcess(os.path.join(self.directory, "data"), os.path.join(self.directory, "server.log"),
+                                     environment={"FIELDSYNC_ADMIN_PASSWORD": ADMIN_PASSWORD})
+        self.base = self.process.start()
 
     @property
     def data_directory(self):
-        return os.path.join(self.directory, "data")
-
-    def _wait_for_address(self):
-        timer = threading.Timer(STARTUP_SECONDS, self.process.kill)
-        timer.start()
-        lines = []
-        try:
-            for line in self.process.stdout:
-                lines.append(line)
-                found = re.search(r"listening on (http://[\d.]+:\d+)", line)
-                if found:
-                    return found.group(1)
-        finally:
-            timer.cancel()
-        raise RuntimeError("fieldsync serve did not start:\n" + "".join(lines))
-
-    def _copy_log(self):
-        with open(self.log_path, "a") as log:
-            for line in self.process.stdout:
-                log.write(line)
-                log.flush()
+        return self.process.data_directory
 
     def add_user(self, username, role, team=None):
         """Creates an account through the CLI, which reaches the running server's cluster."""
-        command = [BINARY, "user", "add", "--username", username, "--role", role,
-                   "--password", PASSWORD, "--data-dir", self.data_directory]
-        if team:
-            command += ["--team", team]
-        subprocess.run(command, check=True, capture_output=True, text=True)
+        self.process.add_user(username, role, PASSWORD, team)
 
     def stop(self):
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        self.process.stop()
         shutil.rmtree(self.directory, ignore_errors=True)
 
 

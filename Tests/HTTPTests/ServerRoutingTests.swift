@@ -25,7 +25,7 @@ struct ServerRoutingTests {
 
     @Test("routes path parameters, decoded query, cookies and the client address")
     func routesParameters() throws {
-        let test = try TestServer(routes: Self.routes)
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         let response = try rawRequest(
             port: test.port, "GET", "/v1/attachments/att-55/chunks/7?q=a%20b&token=secret",
@@ -45,7 +45,7 @@ struct ServerRoutingTests {
 
     @Test("answers 404 NOT_FOUND and 405 METHOD_NOT_ALLOWED with Allow, as envelopes")
     func notFoundAndMethodNotAllowed() throws {
-        let test = try TestServer(routes: Self.routes)
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         let missing = try rawRequest(port: test.port, "GET", "/nowhere")
         #expect(missing.status == 404)
@@ -58,7 +58,7 @@ struct ServerRoutingTests {
 
     @Test("serves HEAD from the GET route without a body")
     func head() throws {
-        let test = try TestServer(routes: Self.routes)
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         let get = try rawRequest(port: test.port, "GET", "/v1/attachments/a/chunks/1")
         let head = try rawRequest(port: test.port, "HEAD", "/v1/attachments/a/chunks/1")
@@ -69,7 +69,7 @@ struct ServerRoutingTests {
 
     @Test("echoes a body and keeps the connection alive between requests")
     func keepAlive() throws {
-        let test = try TestServer(routes: Self.routes)
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         let connection = try RawConnection(port: test.port)
         for round in 0..<3 {
@@ -82,7 +82,7 @@ struct ServerRoutingTests {
 
     @Test("renders a thrown HTTPResponseError as its envelope with its headers")
     func thrownResponseError() throws {
-        let test = try TestServer(routes: Self.routes)
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         let response = try rawRequest(port: test.port, "GET", "/fail")
         #expect(response.status == 409)
@@ -94,7 +94,7 @@ struct ServerRoutingTests {
 
     @Test("hides an unexpected error behind a generic 500 and logs it")
     func unknownError() throws {
-        let test = try TestServer(routes: Self.routes)
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         let response = try rawRequest(port: test.port, "GET", "/crash")
         #expect(response.status == 500)
@@ -105,7 +105,7 @@ struct ServerRoutingTests {
 
     @Test("answers 400 MALFORMED_JSON for broken or too deeply nested bodies")
     func malformedJSON() throws {
-        let test = try TestServer(routes: Self.routes)
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         let broken = try rawRequest(port: test.port, "POST", "/decode", body: Data(#"{"a": [1, }"#.utf8))
         #expect(broken.status == 400)
@@ -121,7 +121,7 @@ struct ServerRoutingTests {
 
     @Test("answers an unknown method 501 NOT_IMPLEMENTED")
     func unknownMethod() throws {
-        let test = try TestServer(routes: Self.routes)
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         let response = try rawRequest(port: test.port, "BREW", "/echo")
         #expect(response.status == 501)
@@ -130,7 +130,7 @@ struct ServerRoutingTests {
 
     @Test("writes one access-log line per request, without the query string")
     func accessLog() throws {
-        let test = try TestServer(routes: Self.routes)
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         _ = try rawRequest(port: test.port, "GET", "/v1/attachments/a/chunks/2?token=secret")
         let lines = test.log.captured.filter { $0.contains(": request ") }

@@ -1,5 +1,6 @@
 import Foundation
 import Support
+import Synchronization
 import Worker
 
 /// `fieldsync serve`: runs the HTTP server until SIGINT or SIGTERM.
@@ -12,7 +13,9 @@ struct ServeCommand: Command {
         Usage: fieldsync serve [--host 127.0.0.1] [--port 8080] [--data-dir ./.fieldsync] [--no-worker]
 
         Runs the sync API and back-office. Without DATABASE_URL it creates (first run) or
-        reuses a private PostgreSQL cluster under the data folder and stops it on exit.
+        reuses a private PostgreSQL cluster under the data folder, starts it again if it
+        dies, and stops it on exit. If it cannot be started again, serve exits with status 1
+        saying why, for a service manager to restart it.
         On first start with no users it creates `admin` and prints its password once
         (or uses FIELDSYNC_ADMIN_PASSWORD). SIGINT/SIGTERM stop it gracefully.
 
@@ -27,13 +30,19 @@ struct ServeCommand: Command {
         let configuration = try AppConfiguration.load(arguments: arguments, environment: environment)
         let logger = Logger(label: "fieldsync", level: configuration.logLevel)
         let signal = ShutdownSignal()
-        let application = try Application.start(configuration, logger: logger)
+        let databaseLost = Mutex<String?>(nil)
+        let application = try Application.start(configuration, logger: logger) { reason in
+            databaseLost.withLock { $0 = reason }
+            signal.trigger()
+        }
         // Under a service manager standard output is a pipe or a file, which C buffers in
         // blocks: without this the one-time admin password would only appear at exit.
         fflush(nil)
         signal.wait()
         application.shutdown()
-        return 0
+        guard let reason = databaseLost.withLock({ $0 }) else { return 0 }
+        logger.error("FieldSync stopped: \(reason)")
+        return 1
     }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Runs blocking work (starting an application, waiting on libpq or a process) on a new
+/// Runs blocking work (starting an application or a cluster, waiting on libpq or a process) on a new
 /// thread and suspends the calling task until it is done.
 ///
 /// Tests run on Swift's cooperative pool, which has one thread per core: blocking them

@@ -4,7 +4,7 @@ import Support
 import SyncAPI
 
 /// A server on an ephemeral loopback port with a capturing logger.
-struct TestServer {
+struct LoopbackServer {
     let server: HTTPServer
     let log: LogSink
 
