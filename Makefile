@@ -6,15 +6,16 @@ SWIFT ?= swift
 PYTHON = .build/python/bin/python -E -s
 BROWSER_TESTS = $(PYTHON) -m unittest discover --start-directory Tests/Browser --verbose
 
-.PHONY: run test test-browser build release packages browser-packages python-env bench-http bench-sync bench-web clean
+.PHONY: run test test-browser openapi-json openapi-check fuzz fuzz-short build release packages browser-packages python-env \
+	bench-http bench-sync bench-web clean
 
 ## Installs missing system packages, builds a release binary and serves on the embedded PostgreSQL.
 run: packages release
 	.build/release/fieldsync serve $(ARGS)
 
 ## Installs missing system packages and runs the whole test suite against a throwaway PostgreSQL:
-## the Swift tests, then the browser tests (headless Chromium driving a real server).
-test: packages browser-packages python-env
+## the OpenAPI copy check, the Swift tests, then the browser tests (headless Chromium driving a real server).
+test: packages browser-packages python-env openapi-check
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(BROWSER_TESTS)
@@ -23,6 +24,14 @@ test: packages browser-packages python-env
 test-browser: browser-packages python-env
 	$(SWIFT) build --product fieldsync
 	$(BROWSER_TESTS)
+
+## Rewrites Public/openapi.json (served at GET /v1/openapi.json) from docs/openapi.yaml.
+openapi-json: python-env
+	@scripts/openapi-json
+
+## Fails when Public/openapi.json is not the JSON form of docs/openapi.yaml.
+openapi-check: python-env
+	@scripts/openapi-json --check
 
 build: packages
 	$(SWIFT) build
