@@ -27,6 +27,35 @@ struct ReportContractTests {
         #expect(try server.scalar("SELECT count(*) FROM records WHERE collection = 'reports'") == 1)
     }
 
+    @Test(
+        "U+0000, which the database cannot store, anywhere in a report is 400 VALIDATION_FAILED naming where, and nothing is stored",
+        arguments: [
+            ("assignmentId", "reports[1].assignmentId"), ("serverId", "reports[1].serverId"), ("answer", "reports[1].payload"),
+            ("answer name", "reports[1].payload"),
+        ])
+    func rejectsUnstorableText(place: String, field: String) async throws {
+        let server = try await TestServer.start()
+        defer { server.stop() }
+        let ana = try await server.device(.field)
+        let text = "a\u{0}b"
+        let hostile: JSONValue =
+            switch place {
+            case "assignmentId": SyncDevice.report("local-2", assignmentId: text)
+            case "serverId": SyncDevice.report("local-2", serverId: text)
+            case "answer": SyncDevice.report("local-2", answers: ["note": ["nested": .string(text)]])
+            default: SyncDevice.report("local-2", answers: [text: .bool(true)])
+            }
+
+        let response = try await ana.sendReports([SyncDevice.report("local-1"), hostile])
+
+        #expect(response.status == 400)
+        let envelope = try response.errorEnvelope()
+        #expect(envelope.error.code == .validationFailed)
+        #expect(envelope.error.details?["field"] == .string(field))
+        #expect(try server.scalar("SELECT count(*) FROM records WHERE collection = 'reports'") == 0)
+        #expect(try await ana.syncReports([SyncDevice.report("local-1")])[0]["status"]?.stringValue == "ACCEPTED")
+    }
+
     @Test("An interrupted upload retried, also concurrently, leaves exactly one server report per localId")
     func interruptedRetry() async throws {
         let server = try await TestServer.start()
