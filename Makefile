@@ -5,6 +5,7 @@ SWIFT ?= swift
 # site-packages out.
 PYTHON = .build/python/bin/python -E -s
 BROWSER_TESTS = $(PYTHON) -m unittest discover --start-directory Tests/Browser --verbose
+FUZZ = $(PYTHON) Tests/Fuzz/run_schemathesis.py
 
 .PHONY: run test test-browser openapi-json openapi-check fuzz fuzz-short build release packages browser-packages python-env \
 	bench-http bench-sync bench-web clean
@@ -32,6 +33,19 @@ openapi-json: python-env
 ## Fails when Public/openapi.json is not the JSON form of docs/openapi.yaml.
 openapi-check: python-env
 	@scripts/openapi-json --check
+
+## Fuzzes the device API against its OpenAPI document with schemathesis: a real server on its own
+## embedded PostgreSQL, a field and a dispatcher device, a fixed budget of 30 examples per
+## operation and phase (about two minutes). `make fuzz` is the long run (300 examples).
+fuzz-short: packages python-env
+	@scripts/check-python-isolation Tests/Fuzz Tests/Browser
+	$(SWIFT) build --product fieldsync
+	$(FUZZ) --examples 30
+
+fuzz: packages python-env
+	@scripts/check-python-isolation Tests/Fuzz Tests/Browser
+	$(SWIFT) build --product fieldsync
+	$(FUZZ) --examples 300
 
 build: packages
 	$(SWIFT) build

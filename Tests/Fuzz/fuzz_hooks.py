@@ -1,0 +1,79 @@
+"""Schemathesis hooks for fuzzing the FieldSync device API (loaded through SCHEMATHESIS_HOOKS
+by run_schemathesis.py, which sets the variables read below).
+
+- Authentication signs the device in with POST /v1/auth/token, as a phone does, and signs in
+  again whenever a call answers 401: the fuzzer also calls DELETE /v1/auth/token, which
+  revokes the token it used. Sign-ins come from 127.0.0.2: the server throttles failed logins
+  per client address, and the fuzzer's own logins with made-up credentials (from 127.0.0.1)
+  would otherwise soon lock the device out.
+- Two rules of a push or report sync cannot be written in JSON Schema: `deviceId` must be the
+  device the token was issued to, and no `opId` or `clientSeq` may appear twice in one push.
+  Generated bodies are adjusted to keep them, so the fuzzer reaches the sync engine instead of
+  stopping at those two refusals. Only values that already match the document are replaced, by
+  other values that match it, so a case the fuzzer made invalid on purpose stays invalid.
+"""
+
+import http.client
+import json
+import os
+import re
+import urllib.parse
+
+import schemathesis
+
+DEVICE_ID_PATTERN = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+BOUND_TO_DEVICE = {"/v1/sync/push", "/v1/reports/sync"}
+
+
+def sign_in():
+    """A fresh bearer token for the fuzzing device."""
+    username = os.environ["FIELDSYNC_FUZZ_USERNAME"]
+    body = json.dumps({"username": username, "password": os.environ["FIELDSYNC_FUZZ_PASSWORD"],
+                       "deviceId": os.environ["FIELDSYNC_FUZZ_DEVICE_ID"], "platform": "fuzz", "appVersion": "2.4.0"})
+    server = urllib.parse.urlsplit(os.environ["FIELDSYNC_FUZZ_BASE_URL"])
+    connection = http.client.HTTPConnection(server.hostname, server.port, timeout=30, source_address=("127.0.0.2", 0))
+    try:
+        connection.request("POST", "/v1/auth/token", body=body, headers={"Content-Type": "application/json"})
+        response = connection.getresponse()
+        answer = response.read()
+        if response.status != 200:
+            raise RuntimeError(f"signing {username} in failed: {response.status} {answer[:300]!r}")
+        return json.loads(answer)["token"]
+    finally:
+        connection.close()
+
+
+@schemathesis.auth()
+class DeviceToken:
+    def get(self, case, context):
+        return sign_in()
+
+    def set(self, case, data, context):
+        case.headers = case.headers or {}
+        case.headers["Authorization"] = f"Bearer {data}"
+
+
+@schemathesis.hook
+def map_case(context, case):
+    if case.operation.path not in BOUND_TO_DEVICE or not isinstance(case.body, dict):
+        return case
+    if isinstance(case.body.get("deviceId"), str) and DEVICE_ID_PATTERN.fullmatch(case.body["deviceId"]):
+        case.body["deviceId"] = os.environ["FIELDSYNC_FUZZ_DEVICE_ID"]
+    ops = case.body.get("ops")
+    if isinstance(ops, list):
+        _make_unique(ops)
+    return case
+
+
+def _make_unique(ops):
+    """Renames repeated op ids and renumbers repeated client sequence numbers, in place."""
+    ids, seqs = set(), set()
+    for index, op in enumerate(op for op in ops if isinstance(op, dict)):
+        if isinstance(op.get("opId"), str) and DEVICE_ID_PATTERN.fullmatch(op["opId"]):
+            if op["opId"] in ids:
+                op["opId"] = f"{index}-{op['opId']}"[:128]
+            ids.add(op["opId"])
+        if isinstance(op.get("clientSeq"), int):
+            while op["clientSeq"] in seqs:
+                op["clientSeq"] = op["clientSeq"] + 1 if op["clientSeq"] < 2**63 - 1 else 1
+            seqs.add(op["clientSeq"])
