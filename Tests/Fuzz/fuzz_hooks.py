@@ -11,11 +11,16 @@ by run_schemathesis.py, which sets the variables read below).
   Generated bodies are adjusted to keep them, so the fuzzer reaches the sync engine instead of
   stopping at those two refusals. Only values that already match the document are replaced, by
   other values that match it, so a case the fuzzer made invalid on purpose stays invalid.
+- One JSON body in five gets one of its integers replaced by an edge of the Int32, double or
+  Int64 range, whatever the document allows there: schemathesis stays near a member's declared
+  bounds, and a server that does arithmetic on a device's number before checking its range
+  traps only far beyond them. The choice follows the run's seed, so a run can be repeated.
 """
 
 import http.client
 import json
 import os
+import random
 import re
 import urllib.parse
 
@@ -23,6 +28,9 @@ import schemathesis
 
 DEVICE_ID_PATTERN = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 BOUND_TO_DEVICE = {"/v1/sync/push", "/v1/reports/sync"}
+INTEGER_EDGES = (-1, 2**31 - 1, 2**31, 2**53 + 1, 2**63 - 2, 2**63 - 1, -(2**63))
+EDGE_SHARE = 0.2
+edges = random.Random(os.environ.get("FIELDSYNC_FUZZ_SEED", "0"))
 
 
 def sign_in():
@@ -55,6 +63,8 @@ class DeviceToken:
 
 @schemathesis.hook
 def map_case(context, case):
+    if isinstance(case.body, (dict, list)) and edges.random() < EDGE_SHARE:
+        _replace_one_integer(case.body)
     if case.operation.path not in BOUND_TO_DEVICE or not isinstance(case.body, dict):
         return case
     if isinstance(case.body.get("deviceId"), str) and DEVICE_ID_PATTERN.fullmatch(case.body["deviceId"]):
@@ -77,3 +87,21 @@ def _make_unique(ops):
             while op["clientSeq"] in seqs:
                 op["clientSeq"] = op["clientSeq"] + 1 if op["clientSeq"] < 2**63 - 1 else 1
             seqs.add(op["clientSeq"])
+
+
+def _replace_one_integer(body):
+    """Sets one integer inside `body` (chosen with the seeded generator) to an integer edge."""
+    places = []
+
+    def collect(container):
+        items = container.items() if isinstance(container, dict) else enumerate(container)
+        for key, value in items:
+            if isinstance(value, int) and not isinstance(value, bool):
+                places.append((container, key))
+            elif isinstance(value, (dict, list)):
+                collect(value)
+
+    collect(body)
+    if places:
+        container, key = edges.choice(places)
+        container[key] = edges.choice(INTEGER_EDGES)

@@ -15,6 +15,7 @@ FIELDSYNC_FUZZ_REPORTS); the server's log is copied there too.
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -66,6 +67,7 @@ def run_fuzzers(server, options):
     for role, username in ROLES:
         environment = dict(os.environ, SCHEMATHESIS_HOOKS=os.path.join(HERE, "fuzz_hooks.py"),
                            FIELDSYNC_FUZZ_CACHE=os.path.join(ROOT, ".build", "fuzz-cache", role),
+                           FIELDSYNC_FUZZ_SEED=f"{options.seed}-{role}",
                            FIELDSYNC_FUZZ_BASE_URL=server.base, FIELDSYNC_FUZZ_USERNAME=username,
                            FIELDSYNC_FUZZ_PASSWORD=PASSWORD, FIELDSYNC_FUZZ_DEVICE_ID=f"{username}-phone")
         log = open(os.path.join(options.reports, f"{role}.log"), "w+")
@@ -92,6 +94,20 @@ def server_answers(server):
         return False
 
 
+def crash_summary(log_path):
+    """What killed the server, from the backtrace in its log: the failure and the first frame of
+    FieldSync code on the crashed thread; None when the log shows no crash."""
+    with open(log_path, errors="replace") as log:
+        text = log.read()
+    failure = re.search(r"\*\*\* (Swift runtime failure: [^*\n]*?) \*\*\*", text) or re.search(r"\*\*\* (Signal \d+)", text)
+    if not failure:
+        return None
+    crashed = text.find("crashed:", failure.end())
+    frame = re.search(r"0x[0-9a-f]+ ([^\n]*?) in fieldsync at (/[^\s<]+:\d+:\d+)", text[crashed:]) if crashed >= 0 else None
+    where = f"{frame.group(1)} at {os.path.relpath(frame.group(2), ROOT)}" if frame else "no FieldSync frame in the backtrace"
+    return f"{failure.group(1)} in {where}"
+
+
 def main():
     options = arguments()
     shutil.rmtree(options.reports, ignore_errors=True)
@@ -115,6 +131,9 @@ def main():
         print(output)
         failed = failed or code != 0
     print(f"server alive and healthy after the runs: {'yes' if alive else 'NO'}")
+    crash = crash_summary(os.path.join(options.reports, "server.log"))
+    if crash:
+        print(f"server crash: {crash}")
     print(f"fuzzing took {time.monotonic() - started:.0f} s; reports in {options.reports}")
     return 1 if failed or not alive else 0
 
