@@ -2,8 +2,9 @@
 by run_schemathesis.py, which sets the variables read below).
 
 - Authentication signs the device in with POST /v1/auth/token, as a phone does, and signs in
-  again whenever a call answers 401: the fuzzer also calls DELETE /v1/auth/token, which
-  revokes the token it used. Sign-ins come from 127.0.0.2: the server throttles failed logins
+  again whenever a call answers 401. DELETE /v1/auth/token revokes the token it is called with,
+  so each such call gets a token of its own, from a second device of the same user: the device
+  the other calls use keeps its token through a stateful sequence. Sign-ins come from 127.0.0.2: the server throttles failed logins
   per client address, and the fuzzer's own logins with made-up credentials (from 127.0.0.1)
   would otherwise soon lock the device out.
 - Two rules of a push or report sync cannot be written in JSON Schema: `deviceId` must be the
@@ -11,8 +12,9 @@ by run_schemathesis.py, which sets the variables read below).
   Generated bodies are adjusted to keep them, so the fuzzer reaches the sync engine instead of
   stopping at those two refusals. Only values that already match the document are replaced, by
   other values that match it, so a case the fuzzer made invalid on purpose stays invalid.
-- One JSON body in five gets one of its integers replaced by an edge of the Int32, double or
-  Int64 range, whatever the document allows there: schemathesis stays near a member's declared
+- One valid JSON body in five gets one of its integers replaced by an edge of the Int32, double
+  or Int64 range, whatever the document allows there (bodies generated invalid are left alone:
+  the swap could replace the very value that made them invalid): schemathesis stays near a member's declared
   bounds, and a server that does arithmetic on a device's number before checking its range
   traps only far beyond them. The choice follows the run's seed, so a run can be repeated.
 """
@@ -33,11 +35,11 @@ EDGE_SHARE = 0.2
 edges = random.Random(os.environ.get("FIELDSYNC_FUZZ_SEED", "0"))
 
 
-def sign_in():
-    """A fresh bearer token for the fuzzing device."""
+def sign_in(device_id):
+    """A fresh bearer token for the fuzzing user on `device_id`."""
     username = os.environ["FIELDSYNC_FUZZ_USERNAME"]
     body = json.dumps({"username": username, "password": os.environ["FIELDSYNC_FUZZ_PASSWORD"],
-                       "deviceId": os.environ["FIELDSYNC_FUZZ_DEVICE_ID"], "platform": "fuzz", "appVersion": "2.4.0"})
+                       "deviceId": device_id, "platform": "fuzz", "appVersion": "2.4.0"})
     server = urllib.parse.urlsplit(os.environ["FIELDSYNC_FUZZ_BASE_URL"])
     connection = http.client.HTTPConnection(server.hostname, server.port, timeout=30, source_address=("127.0.0.2", 0))
     try:
@@ -51,19 +53,27 @@ def sign_in():
         connection.close()
 
 
-@schemathesis.auth()
-class DeviceToken:
-    def get(self, case, context):
-        return sign_in()
-
+class BearerToken:
     def set(self, case, data, context):
         case.headers = case.headers or {}
         case.headers["Authorization"] = f"Bearer {data}"
 
 
+@schemathesis.auth(refresh_interval=None).apply_to(method="DELETE", path="/v1/auth/token")
+class TokenToRevoke(BearerToken):
+    def get(self, case, context):
+        return sign_in(os.environ["FIELDSYNC_FUZZ_DEVICE_ID"] + "-revoked")
+
+
+@schemathesis.auth()
+class DeviceToken(BearerToken):
+    def get(self, case, context):
+        return sign_in(os.environ["FIELDSYNC_FUZZ_DEVICE_ID"])
+
+
 @schemathesis.hook
 def map_case(context, case):
-    if isinstance(case.body, (dict, list)) and edges.random() < EDGE_SHARE:
+    if isinstance(case.body, (dict, list)) and _generated_valid(case) and edges.random() < EDGE_SHARE:
         _replace_one_integer(case.body)
     if case.operation.path not in BOUND_TO_DEVICE or not isinstance(case.body, dict):
         return case
@@ -87,6 +97,11 @@ def _make_unique(ops):
             while op["clientSeq"] in seqs:
                 op["clientSeq"] = op["clientSeq"] + 1 if op["clientSeq"] < 2**63 - 1 else 1
             seqs.add(op["clientSeq"])
+
+
+def _generated_valid(case):
+    """Whether schemathesis generated the case as valid (examples from the document count as valid)."""
+    return case.meta is None or case.meta.generation.mode.is_positive
 
 
 def _replace_one_integer(body):
