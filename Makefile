@@ -7,8 +7,8 @@ PYTHON = .build/python/bin/python -E -s
 BROWSER_TESTS = $(PYTHON) -m unittest discover --start-directory Tests/Browser --verbose
 FUZZ = $(PYTHON) Tests/Fuzz/run_schemathesis.py
 
-.PHONY: run test test-browser openapi-json openapi-check fuzz fuzz-short build release packages browser-packages python-env \
-	bench-http bench-sync bench-web clean
+.PHONY: run test test-browser test-sdk-crash openapi-json openapi-check fuzz fuzz-short build release packages browser-packages \
+	python-env bench-http bench-sync bench-web clean
 
 ## Installs missing system packages, builds a release binary and serves on the embedded PostgreSQL.
 run: packages release
@@ -20,6 +20,14 @@ test: packages browser-packages python-env openapi-check
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(BROWSER_TESTS)
+
+## The device SDK's crash test, long form: a fieldsync-device process is killed with SIGKILL
+## CRASH_KILLS times (40 by default) while it edits, pushes and uploads; the server must end
+## with every edit and photo exactly once. `make test` runs a short form (8 kills).
+CRASH_KILLS ?= 40
+test-sdk-crash: packages
+	$(SWIFT) build --build-tests
+	FIELDSYNC_CRASH_KILLS=$(CRASH_KILLS) $(SWIFT) test --skip-build --filter FieldSyncClientTests.CrashTests
 
 ## Only the browser tests (builds the debug server they start).
 test-browser: browser-packages python-env

@@ -16,9 +16,12 @@ func tests(_ name: String, _ dependencies: [Target.Dependency], resources: [Reso
 
 let package = Package(
     name: "FieldSync",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "fieldsync", targets: ["fieldsync"]),
+        .executable(name: "fieldsync-tools", targets: ["fieldsync-tools"]),
+        .library(name: "FieldSyncClient", targets: ["FieldSyncClient"]),
+        .executable(name: "fieldsync-device", targets: ["fieldsync-device"]),
     ],
     targets: [
         // MARK: - C libraries
@@ -48,8 +51,19 @@ let package = Package(
         module("App", ["HTTP", "Postgres", "Storage", "SyncAPI", "WebUI", "Worker", "SyncEngine", "Templating", "Cryptography", "Support"]),
         .executableTarget(name: "fieldsync", dependencies: ["App", "Support"], swiftSettings: swiftSettings),
 
+        // MARK: - Tooling (benchmarks and their bulk data; no product target imports these, so the
+        // server binary links neither them nor the HTTP client they use)
+        module("Seeding", ["Postgres", "Storage"]),
+        module("FieldSyncTools", ["App", "Seeding", "Storage", "SyncAPI", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
+        .executableTarget(name: "fieldsync-tools", dependencies: ["FieldSyncTools"], swiftSettings: swiftSettings),
+
         // MARK: - Device SDK
         module("SQLite", ["CSQLite"]),
+        // SHA-256 comes from CryptoKit on Apple platforms, from OpenSSL (Cryptography) elsewhere.
+        module(
+            "FieldSyncClient",
+            ["SQLite", "SyncProtocol", .target(name: "Cryptography", condition: .when(platforms: [.linux, .android, .windows]))]),
+        .executableTarget(name: "fieldsync-device", dependencies: ["FieldSyncClient", "SyncProtocol", "Support"], swiftSettings: swiftSettings),
 
         // MARK: - Test support
         module("PostgresTesting", ["Postgres", "Support"]),
@@ -65,7 +79,10 @@ let package = Package(
         tests("SyncAPITests", ["SyncAPI", "Cryptography"]),
         tests("StorageTests", ["Storage", "Postgres", "PostgresTesting", "Cryptography", "Support", "SyncProtocol", "SyncEngine"]),
         tests("SQLiteTests", ["SQLite"]),
+        tests("FieldSyncClientTests", ["FieldSyncClient", "SQLite", "AppTesting", "SyncProtocol", "Storage", "Postgres", "SyncAPI", "Support"]),
         tests("WebUITests", ["WebUI", "HTTP", "Storage", "SyncProtocol", "Templating"]),
         tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
+        tests("SeedingTests", ["Seeding", "Storage", "Postgres", "PostgresTesting", "Support", "SyncProtocol"]),
+        tests("FieldSyncToolsTests", ["FieldSyncTools", "AppTesting"]),
     ]
 )

@@ -28,7 +28,7 @@ public struct CommandError: Error, CustomStringConvertible {
 extension CommandLineArguments {
     /// The whole number given for `--name`, or `fallback` when the option is absent.
     /// - Throws: `CommandError` when the value is not a number of at least `minimum`.
-    func number(_ name: String, _ fallback: Int, minimum: Int = 1) throws -> Int {
+    package func number(_ name: String, _ fallback: Int, minimum: Int = 1) throws -> Int {
         guard let text = value(name) else { return fallback }
         guard let number = Int(text), number >= minimum else { throw CommandError("--\(name) must be a number of at least \(minimum)") }
         return number

@@ -8,9 +8,9 @@ import Postgres
 /// row first after a commit: under load a push that had just arrived would often overtake ones
 /// that had waited for many commits, which made the slowest pushes several times slower than the
 /// median. The row lock is then never contended.
-enum SequenceCounter {
+package enum SequenceCounter {
     /// The queue: a two-key advisory lock, a key space apart from the one-key locks on record keys.
-    static let queue: PostgresQuery = "SELECT pg_advisory_xact_lock(\(lockClass), 1)"
+    package static let queue: PostgresQuery = "SELECT pg_advisory_xact_lock(\(lockClass), 1)"
 
     /// Takes the lock; the second statement answers the latest committed number.
     static let lock: [PostgresQuery] = [queue, "SELECT value FROM sequence_counter FOR UPDATE"]

@@ -1,0 +1,94 @@
+import Foundation
+import SyncProtocol
+
+extension SyncCycle {
+    /// How many rounds of re-sending missing or suspect chunks one upload gets per cycle.
+    static let finalizeRounds = 3
+
+    /// Uploads every queued photo in the order they were added.
+    /// - Returns: how many finished.
+    func uploadPhotos() async throws(Stop) -> Int {
+        let photos = try await local { try await store.queuedPhotos() }
+        report { $0.bytesTotal = photos.reduce(0) { $0 + $1.totalBytes } }
+        var finished = 0
+        for photo in photos {
+            let verified: Bool
+            do {
+                verified = try await transfer(photo)
+            } catch let failure as APIFailure {
+                guard Self.isPermanent(failure) else { throw await stopping(failure) }
+                try await refuse(photo, failure.code ?? .validationFailed, failure.description)
+                continue
+            } catch {
+                try await refuse(photo, .validationFailed, "the copy on this device cannot be read (\(error))")
+                continue
+            }
+            guard verified else {
+                try await refuse(photo, .fileChecksumMismatch, "the server could not verify it; the copy on this device may be damaged")
+                continue
+            }
+            try await local { try await store.markPhotoUploaded(photo.attId, at: clock.now()) }
+            finished += 1
+        }
+        return finished
+    }
+
+    /// Registers (or resumes) the photo's session, sends the chunks the server lacks, and
+    /// finalizes; missing or suspect chunks named by finalize are sent again.
+    /// - Returns: whether the server holds the verified photo.
+    /// - Throws: `APIFailure` from the server; file errors reading the device's copy.
+    private func transfer(_ photo: PhotoRow) async throws -> Bool {
+        var session = try await api.register(photo.registration, token: token)
+        var missing = Self.missing(photo, session)
+        for _ in 0..<Self.finalizeRounds {
+            if session.status == "complete" { return true }
+            for index in missing { try await send(chunk: index, of: photo) }
+            do {
+                _ = try await api.finalize(attId: photo.attId, chunkSha256: photo.chunkSha256, token: token)
+                return true
+            } catch {
+                switch error.code {
+                case .chunksMissing?: missing = error.indexes("missing")
+                case .fileChecksumMismatch?: missing = error.indexes("suspectChunks")
+                case .uploadExpired?:
+                    session = try await api.register(photo.registration, token: token)
+                    missing = Self.missing(photo, session)
+                default: throw error
+                }
+            }
+        }
+        return session.status == "complete"
+    }
+
+    /// Sends one chunk read from the device's copy; a chunk damaged on the way (the server's
+    /// digest differs from the one sent) is sent once more.
+    private func send(chunk index: Int, of photo: PhotoRow) async throws {
+        let file = store.photoFile(named: photo.fileName)
+        let bytes = try await offCooperativePool { try PhotoCopier.chunk(index, of: file, chunkBytes: photo.chunkBytes) }
+        let digest = try SHA256Hasher.hex(bytes)
+        for attempt in 1...2 {
+            do {
+                try await api.putChunk(attId: photo.attId, index: index, bytes: bytes, sha256: digest, token: token)
+                break
+            } catch {
+                guard error.code == .chunkChecksumMismatch, attempt == 1 else { throw error }
+            }
+        }
+        let sent = Int64(bytes.count)
+        report { $0.bytesSent += sent }
+    }
+
+    private func refuse(_ photo: PhotoRow, _ code: ErrorCode, _ problem: String) async throws(Stop) {
+        try await local { try await store.markPhotoProblem(photo.attId, code, problem, failed: true) }
+    }
+
+    /// Refusals that retrying cannot change: too large, declared differently, malformed.
+    private static func isPermanent(_ failure: APIFailure) -> Bool {
+        [ErrorCode.attachmentTooLarge, .attachmentMismatch, .validationFailed].contains { $0 == failure.code }
+    }
+
+    private static func missing(_ photo: PhotoRow, _ session: AttachmentSession) -> [Int] {
+        let received = Set(session.receivedChunks ?? [])
+        return (0..<photo.chunkSha256.count).filter { !received.contains($0) }
+    }
+}

@@ -1,0 +1,167 @@
+import App
+import Foundation
+import Seeding
+import Storage
+import Support
+import Synchronization
+import SyncProtocol
+
+/// `fieldsync bench sync`: push throughput, pull page cost on a large database, replay cost.
+struct BenchSyncCommand: Command {
+    let path = ["bench", "sync"]
+    let summary = "measure push ops/s, pull pages and replays over loopback"
+    let valueOptions: Set<String> = ["devices", "batches", "records", "users", "pulls"]
+    let usage = """
+        Usage: fieldsync bench sync [--devices 8] [--batches 200] [--records 1000000] [--users 1000] [--pulls 200]
+
+        Starts FieldSync on a throwaway embedded PostgreSQL (durable commits) and measures:
+          1. push: --devices concurrent devices each push --batches batches of 50 ops
+             (half creates, half updates of the previous batch's records): ops/s and
+             per-batch time p50/p95/p99;
+          2. replay of already-applied batches: per-batch time;
+          3. pull: --records jobs over --users users are loaded, then --pulls pages of 500
+             are pulled by sampled users: records/s and page time.
+        Times are measured at the client over loopback, so they include HTTP.
+        """
+
+    func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
+        let devices = try arguments.number("devices", 8), batches = try arguments.number("batches", 200)
+        let records = try arguments.number("records", 1_000_000), users = try arguments.number("users", 1_000)
+        let pulls = try arguments.number("pulls", 200)
+        let bench = try BenchServer.start(environment: environment)
+        defer { bench.stop() }
+        try bench.updateSettings()
+        let client = BenchClient(base: "http://127.0.0.1:\(bench.application.port)")
+        print("FieldSync sync benchmark (durable commits, loopback HTTP)")
+        let pushers = try (0..<devices).map { _ in
+            let credentials = try bench.token(role: .field)
+            return PushingDevice(token: credentials.token, deviceId: credentials.deviceId, client: client)
+        }
+        try benchmarkPush(pushers, batches: batches)
+        try benchmarkReplay(pushers[0], batches: min(batches, 100))
+        try benchmarkPull(bench, client: client, records: records, users: users, pulls: pulls)
+        return 0
+    }
+
+    private func benchmarkPush(_ pushers: [PushingDevice], batches: Int) throws {
+        let latencies = Mutex(Latencies())
+        let failures = Mutex<[String]>([])
+        let seconds = measureMilliseconds {
+            onThreads(pushers.count) { index in
+                do {
+                    let local = try pushers[index].push(batches: batches)
+                    latencies.withLock { $0.add(contentsOf: local) }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        } / 1000
+        if let failure = failures.withLock({ $0.first }) { throw CommandError("push failed: \(failure)") }
+        let ops = pushers.count * batches * 50
+        print(String(format: "push: %d devices x %d batches of 50 = %d ops in %.1f s: %.0f ops/s", pushers.count, batches, ops, seconds, Double(ops) / seconds))
+        print("push batch time: \(latencies.withLock { $0 }.summary)")
+    }
+
+    private func benchmarkReplay(_ device: PushingDevice, batches: Int) throws {
+        print("replay of applied batches: \(try device.replay(batches: batches).summary)")
+    }
+
+    private func benchmarkPull(_ bench: BenchServer, client: BenchClient, records: Int, users: Int, pulls: Int) throws {
+        let services = bench.application.services
+        let seeder = BenchmarkSeeder(database: services.database)
+        let loadTime = try measureMilliseconds {
+            let ids = try seeder.seed(users: users, records: records)
+            try seeder.analyze()
+            _ = ids
+        }
+        print(String(format: "pull: loaded %d records over %d users in %.1f s", records, users, loadTime / 1000))
+        var latencies = Latencies()
+        var delivered = 0
+        var pulled = 0
+        var user = 0
+        var totalTime = 0.0
+        while pulled < pulls {
+            let token = try services.accounts.issueToken(
+                userId: "u-seed-\(user * 37 % users)", deviceId: "bench-pull-\(user)", platform: nil, appVersion: nil, lifetime: 3600
+            ).token
+            user += 1
+            var cursor: String?
+            repeat {
+                let path = "/v1/sync/pull?limit=500" + (cursor.map { "&cursor=\($0)" } ?? "")
+                var answer: (status: Int, body: Data) = (0, Data())
+                let time = try measureMilliseconds { answer = try client.send("GET", path, token: token) }
+                guard answer.status == 200 else { throw CommandError("pull answered \(answer.status)") }
+                let page = try JSONDecoder().decode(PullResponse.self, from: answer.body)
+                latencies.add(time)
+                totalTime += time
+                delivered += page.changes.count
+                pulled += 1
+                cursor = page.hasMore ? page.nextCursor : nil
+            } while cursor != nil && pulled < pulls
+        }
+        print(String(format: "pull: %d pages, %d records, %.0f records/s", pulled, delivered, Double(delivered) / (totalTime / 1000)))
+        print("pull page time: \(latencies.summary)")
+    }
+}
+
+/// One simulated device pushing batches of 50 ops.
+private final class PushingDevice: Sendable {
+    let token: String
+    let deviceId: String
+    let client: BenchClient
+    private let sentBatches = Mutex<[Data]>([])
+
+    init(token: String, deviceId: String, client: BenchClient) {
+        self.token = token
+        self.deviceId = deviceId
+        self.client = client
+    }
+
+    func push(batches: Int) throws -> Latencies {
+        var latencies = Latencies()
+        var clientSeq: Int64 = 0
+        var previous: [(recordId: String, seq: Int64)] = []
+        let now = RFC3339.string(from: Date())
+        for batch in 0..<batches {
+            var ops: [PushOp] = []
+            for index in 0..<25 {
+                clientSeq += 1
+                ops.append(PushOp(
+                    opId: "\(deviceId)-\(clientSeq)", clientSeq: clientSeq, collection: "jobs", recordId: "\(deviceId)-job-\(batch)-\(index)",
+                    type: .create, occurredAt: now,
+                    fields: ["title": FieldChange(old: nil, new: .string("Job \(batch)-\(index)")), "status": FieldChange(old: nil, new: "in_progress")]))
+            }
+            for (recordId, seq) in previous.prefix(25) {
+                clientSeq += 1
+                ops.append(PushOp(
+                    opId: "\(deviceId)-\(clientSeq)", clientSeq: clientSeq, collection: "jobs", recordId: recordId, type: .update,
+                    baseServerSeq: seq, occurredAt: now, fields: ["labor_minutes": FieldChange(old: nil, new: .int(Int64(batch)))]))
+            }
+            while ops.count < 50 {
+                clientSeq += 1
+                ops.append(PushOp(
+                    opId: "\(deviceId)-\(clientSeq)", clientSeq: clientSeq, collection: "jobs", recordId: "\(deviceId)-extra-\(clientSeq)",
+                    type: .create, occurredAt: now, fields: ["title": FieldChange(old: nil, new: "Extra")]))
+            }
+            let body = try JSONEncoder().encode(PushRequest(deviceId: deviceId, schemaVersion: 3, ops: ops))
+            var answer: (status: Int, body: Data) = (0, Data())
+            latencies.add(try measureMilliseconds { answer = try client.send("POST", "/v1/sync/push", token: token, body: body) })
+            guard answer.status == 200 else { throw CommandError("push answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))") }
+            let results = try JSONDecoder().decode(PushResponse.self, from: answer.body).results
+            guard results.allSatisfy({ $0.status == .applied }) else { throw CommandError("not every op applied: \(results.first { $0.status != .applied }!)") }
+            previous = zip(ops, results).prefix(25).map { ($0.0.recordId, $0.1.serverSeq ?? 0) }
+            sentBatches.withLock { $0.append(body) }
+        }
+        return latencies
+    }
+
+    func replay(batches: Int) throws -> Latencies {
+        var latencies = Latencies()
+        for body in sentBatches.withLock({ $0.prefix(batches) }) {
+            var answer: (status: Int, body: Data) = (0, Data())
+            latencies.add(try measureMilliseconds { answer = try client.send("POST", "/v1/sync/push", token: token, body: body) })
+            guard answer.status == 200 else { throw CommandError("replay answered \(answer.status)") }
+        }
+        return latencies
+    }
+}

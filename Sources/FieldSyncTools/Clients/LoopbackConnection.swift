@@ -1,0 +1,71 @@
+import App
+import Foundation
+import Support
+
+/// One HTTP/1.1 answer read off a `LoopbackConnection`.
+struct LoopbackResponse {
+    let status: Int
+    /// Header fields in order, names lowercased.
+    let headers: [(name: String, value: String)]
+    let body: Data
+
+    /// Every value of the header `name` (e.g. each `Set-Cookie`).
+    func values(_ name: String) -> [String] {
+        headers.filter { $0.name == name.lowercased() }.map(\.value)
+    }
+
+    /// Whether the server closes the connection after this answer.
+    var closesConnection: Bool {
+        values("connection").contains { $0.lowercased() == "close" }
+    }
+}
+
+/// One TCP connection to 127.0.0.1 that owns its socket: a blocking keep-alive HTTP/1.1
+/// client for benchmarks, so the figures are the server's and not those of a client stack's
+/// thread hops. Used by one thread at a time (its owners keep one per thread or run
+/// sequentially), hence unchecked Sendable.
+final class LoopbackConnection: @unchecked Sendable {
+    private let descriptor: Int32
+    private var buffer = Data()
+
+    init(port: Int) throws {
+        descriptor = try Loopback.connect(port: port)
+        // Request and body go out in one write; no reason to wait for acknowledgements.
+        var on: Int32 = 1
+        setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Writes `request` (head and body) and reads one response whose body has a `Content-Length`.
+    /// - Throws: `POSIXError` when a write fails; `CommandError` when the server closes the
+    ///   connection or the body is chunked.
+    func exchange(_ request: Data) throws -> LoopbackResponse {
+        try Loopback.send(request, on: descriptor)
+        let separator = Data("\r\n\r\n".utf8)
+        while buffer.range(of: separator) == nil { try fill() }
+        let headEnd = buffer.range(of: separator)!
+        let lines = String(decoding: buffer[..<headEnd.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        buffer.removeSubrange(..<headEnd.upperBound)
+        let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
+        let headers = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        if headers.contains(where: { $0.name == "transfer-encoding" }) { throw CommandError("chunked answers are not supported") }
+        let length = headers.first { $0.name == "content-length" }.flatMap { Int($0.value) } ?? 0
+        while buffer.count < length { try fill() }
+        let body = Data(buffer.prefix(length))
+        buffer.removeSubrange(..<length)
+        return LoopbackResponse(status: status, headers: headers, body: body)
+    }
+
+    private func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let count = recv(descriptor, &chunk, chunk.count, 0)
+        guard count > 0 else { throw CommandError("the server closed the connection") }
+        buffer.append(contentsOf: chunk[0..<count])
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Postgres
+import Storage
+
+/// Bulk data for `fieldsync bench sync`: users and `jobs` records written straight into the
+/// tables (as if pushed long ago), so pull costs can be measured on a large database without
+/// pushing a million ops first.
+public struct BenchmarkSeeder: Sendable {
+    let database: PostgresClient
+
+    public init(database: PostgresClient) {
+        self.database = database
+    }
+
+    /// Creates `users` field users over teams of 20 and `records` jobs spread evenly over them;
+    /// returns the user ids.
+    public func seed(users: Int, records: Int) throws -> [String] {
+        try database.withTransaction { connection in
+            try connection.execute("""
+                INSERT INTO teams (id) SELECT 'seed-team-' || t FROM generate_series(0, (\(users) - 1) / 20) t ON CONFLICT DO NOTHING
+                """)
+            try connection.execute("""
+                INSERT INTO users (id, username, role, team_id, password_hash)
+                SELECT 'u-seed-' || i, 'seed-' || i, 'field', 'seed-team-' || (i / 20), '!' FROM generate_series(0, \(users) - 1) i
+                """)
+            // Numbers come from the counter, like any change, under its lock.
+            try connection.execute(SequenceCounter.queue)
+            try connection.execute("""
+                WITH base AS (UPDATE sequence_counter SET value = value + \(records) RETURNING value - \(records) AS v)
+                INSERT INTO records (collection, record_id, payload, field_meta, server_seq, user_scope, team_scope, schema_version)
+                SELECT 'jobs', 'seed-' || n,
+                       jsonb_build_object('title', 'Job ' || n, 'status', 'in_progress', 'labor_minutes', n % 480,
+                                          'assigneeId', 'u-seed-' || (n % \(users)), 'teamId', 'seed-team-' || ((n % \(users)) / 20)),
+                       jsonb_build_object('title', jsonb_build_object('seq', base.v + n + 1)),
+                       base.v + n + 1, 'user:u-seed-' || (n % \(users)), 'team:seed-team-' || ((n % \(users)) / 20), 3
+                FROM base, generate_series(0, \(records) - 1) n
+                """)
+            return (0..<users).map { "u-seed-\($0)" }
+        }
+    }
+
+    /// Refreshes planner statistics after a bulk load.
+    public func analyze() throws {
+        try database.withConnection { try $0.executeScript("ANALYZE records; ANALYZE users;") }
+    }
+}

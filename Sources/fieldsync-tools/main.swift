@@ -1,0 +1,4 @@
+import FieldSyncTools
+import Foundation
+
+exit(ToolCommands.commandLine.run(Array(CommandLine.arguments.dropFirst())))
