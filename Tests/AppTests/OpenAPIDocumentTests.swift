@@ -8,14 +8,14 @@ import Testing
 
 /// `GET /v1/openapi.json` and the document it serves (docs/openapi.yaml, copied to
 /// `Public/openapi.json` by scripts/openapi-json).
-@Suite("OpenAPI document")
+@Suite("OpenAPI document", .serialized)
 struct OpenAPIDocumentTests {
     private static let operations: Set<String> = ["get", "put", "post", "delete", "patch", "head", "options"]
 
     @Test("is served without a token, as JSON, and is the OpenAPI 3.1 document of the resources")
     func served() async throws {
-        let server = try await TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
 
         let response = try await server.client.get("/v1/openapi.json")
 
@@ -30,8 +30,8 @@ struct OpenAPIDocumentTests {
 
     @Test("documents every /v1 route the server registers, and no route it does not serve")
     func coversEveryRoute() async throws {
-        let server = try await TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let resources = server.application.configuration.resourcesDirectory
         let router = try Routes.build(server.services, resources: resources)
         let served = Set(router.routes.filter { $0.pattern.hasPrefix("/v1/") }.map { "\($0.method.rawValue) \($0.pattern)" })

@@ -120,8 +120,8 @@ struct OrdersTests {
 
     @Test("U+0000, which the database cannot store, in an order or a rejection reason is 400 VALIDATION_FAILED naming the field")
     func unstorableText() async throws {
-        let server = try await TestServer.start()
-        defer { server.stop() }
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
         let (_, token) = try await server.makeDevice()
         let (_, adam) = try await server.makeDevice(role: .admin, team: nil)
         let cases = [
