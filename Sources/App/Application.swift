@@ -49,7 +49,8 @@ public final class Application: Sendable {
             // Routes that stream bodies to disk create their files here; with DATABASE_URL
             // nothing else creates the data folder.
             try FileManager.default.createDirectory(at: http.temporaryDirectory, withIntermediateDirectories: true)
-            let server = HTTPServer(configuration: http, router: Routes.build(services), logger: logger)
+            let router = try Routes.build(services, resources: configuration.resourcesDirectory)
+            let server = HTTPServer(configuration: http, router: router, logger: logger)
             try server.start()
             if configuration.runsWorker { services.worker.start() }
             logger.notice("FieldSync listening on http://\(configuration.host):\(server.port)")

@@ -1,3 +1,4 @@
+import Foundation
 import HTTP
 import Storage
 import SyncAPI
@@ -6,9 +7,10 @@ import SyncAPI
 enum Routes {
     static let version = "0.1.0"
 
-    static func build(_ services: Services) -> Router {
+    static func build(_ services: Services, resources: URL) throws -> Router {
         let router = Router()
         HealthController(database: services.database, version: version).register(on: router)
+        try OpenAPIController(resources: resources).register(on: router)
         AuthController(
             login: services.login, accounts: services.accounts, settings: services.settings,
             authenticator: services.authenticator

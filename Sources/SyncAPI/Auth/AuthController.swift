@@ -27,6 +27,9 @@ public struct AuthController: Sendable {
         guard DeviceIdentifier.isValid(body.deviceId) else {
             throw HTTPError.validationFailed(field: "deviceId", message: "deviceId must be 1-128 characters of A-Z a-z 0-9 . _ : -")
         }
+        for (field, text) in [("username", body.username), ("platform", body.platform), ("appVersion", body.appVersion)] {
+            try StorableText.require(text, field: field)
+        }
         let user: UserAccount
         do {
             user = try login.login(username: body.username, password: body.password, address: request.remoteAddress)

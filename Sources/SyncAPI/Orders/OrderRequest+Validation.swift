@@ -27,10 +27,13 @@ extension OrderRequest {
         if customerId.trimmingCharacters(in: .whitespaces).isEmpty {
             throw HTTPError.validationFailed(field: "customerId", message: "customerId must not be empty")
         }
+        try StorableText.require(customerId, field: "customerId")
+        try StorableText.require(note, field: "note")
         for (index, line) in lines.enumerated() {
             if line.sku.trimmingCharacters(in: .whitespaces).isEmpty {
                 throw HTTPError.validationFailed(field: "lines[\(index)].sku", message: "sku must not be empty")
             }
+            try StorableText.require(line.sku, field: "lines[\(index)].sku")
             if line.qty < 1 {
                 throw HTTPError.validationFailed(field: "lines[\(index)].qty", message: "qty must be at least 1")
             }

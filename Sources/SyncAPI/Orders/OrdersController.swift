@@ -50,6 +50,7 @@ public struct OrdersController: Sendable {
         guard !body.reason.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw HTTPError.validationFailed(field: "reason", message: "a rejection needs a reason")
         }
+        try StorableText.require(body.reason, field: "reason")
         return .json(try mappingSyncErrors { try orders.reject(orderId, reason: body.reason, by: principal) })
     }
 

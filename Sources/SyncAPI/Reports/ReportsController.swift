@@ -41,6 +41,7 @@ public struct ReportsController: Sendable {
     @Sendable func sync(_ request: Request) throws -> Response {
         let (identity, settings) = try gate.admit(request, authenticatedBy: authenticator)
         let body = try request.decode(ReportSyncRequest.self)
+        if let field = body.firstUnstorableMember() { throw HTTPError.unstorableText(field: field) }
         // Each report is its own transaction; the push batch limit bounds one request's work.
         guard body.reports.count <= settings.maxOpsPerPush else {
             throw HTTPError.validationFailed(field: "reports", message: "at most \(settings.maxOpsPerPush) reports per request")
