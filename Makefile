@@ -5,18 +5,20 @@ SWIFT ?= swift
 # site-packages out.
 PYTHON = .build/python/bin/python -E -s
 BROWSER_TESTS = $(PYTHON) -m unittest discover --start-directory Tests/Browser --verbose
+FUZZ = $(PYTHON) Tests/Fuzz/run_schemathesis.py
 # Kill-and-restart cycles of the fault run; CI runs the short form, FAULT_CYCLES=5.
 FAULT_CYCLES ?= 30
 
-.PHONY: run test test-browser test-sdk-crash test-faults build release packages browser-packages python-env bench-http bench-sync bench-web clean
+.PHONY: run test test-browser test-sdk-crash test-faults openapi-json openapi-check fuzz fuzz-short build release packages \
+	browser-packages python-env bench-http bench-sync bench-web clean
 
 ## Installs missing system packages, builds a release binary and serves on the embedded PostgreSQL.
 run: packages release
 	.build/release/fieldsync serve $(ARGS)
 
 ## Installs missing system packages and runs the whole test suite against a throwaway PostgreSQL:
-## the Swift tests, then the browser tests (headless Chromium driving a real server).
-test: packages browser-packages python-env
+## the OpenAPI copy check, the Swift tests, then the browser tests (headless Chromium driving a real server).
+test: packages browser-packages python-env openapi-check
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(BROWSER_TESTS)
@@ -41,6 +43,27 @@ test-faults: packages python-env
 	$(SWIFT) build --product fieldsync
 	@scripts/check-python-isolation Tests/Harness Tests/Faults
 	$(PYTHON) Tests/Faults/fault_run.py --cycles $(FAULT_CYCLES)
+
+## Rewrites Public/openapi.json (served at GET /v1/openapi.json) from docs/openapi.yaml.
+openapi-json: python-env
+	@scripts/openapi-json
+
+## Fails when Public/openapi.json is not the JSON form of docs/openapi.yaml.
+openapi-check: python-env
+	@scripts/openapi-json --check
+
+## Fuzzes the device API against its OpenAPI document with schemathesis: a real server on its own
+## embedded PostgreSQL, a field and a dispatcher device, a fixed budget of 30 examples per
+## operation and phase (about two minutes). `make fuzz` is the long run (300 examples).
+fuzz-short: packages python-env
+	@scripts/check-python-isolation Tests/Fuzz Tests/Browser
+	$(SWIFT) build --product fieldsync
+	$(FUZZ) --examples 30
+
+fuzz: packages python-env
+	@scripts/check-python-isolation Tests/Fuzz Tests/Browser
+	$(SWIFT) build --product fieldsync
+	$(FUZZ) --examples 300
 
 build: packages
 	$(SWIFT) build

@@ -75,7 +75,7 @@ public final class Application: Sendable {
     }
 
     /// The device API and the back-office, with every feature's routes and pages.
-    private static func router(_ core: Core, _ features: [any Feature]) throws -> Router {
+    static func router(_ core: Core, _ features: [any Feature]) throws -> Router {
         let router = Router(logger: core.logger, failures: APIFailureRenderer())
         let api = APIRoutes(router: router, access: core.deviceAccess)
         let setup = try BackOfficePages.Setup(

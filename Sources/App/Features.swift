@@ -4,6 +4,7 @@ extension Application {
         let attachments = try AttachmentsFeature(core)
         return [
             HealthFeature(core),
+            try ContractFeature(core),
             try SyncFeature(core),
             attachments,
             ReportsFeature(core, attachments: attachments.service),

@@ -40,6 +40,11 @@ public final class Router: Sendable {
         }
     }
 
+    /// Every registered method and pattern, in registration order.
+    public var routes: [(method: HTTPMethod, pattern: String)] {
+        definitions.withLock { $0.routes.map { ($0.method, $0.pattern) } }
+    }
+
     /// Adds middleware around every route (and around the 404/405 answers); the first
     /// added is the outermost.
     public func use(_ middleware: any Middleware) {

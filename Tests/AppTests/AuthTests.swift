@@ -74,6 +74,25 @@ struct AuthTests {
         #expect(envelope.error.details?["field"] == "deviceId")
     }
 
+    @Test("U+0000, which the database cannot store, in username, platform or appVersion is 400 VALIDATION_FAILED naming the field")
+    func rejectsUnstorableText() async throws {
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
+        let (user, password) = try server.makeUser()
+
+        for field in ["username", "platform", "appVersion"] {
+            var body = ["username": user.username, "password": password, "deviceId": "dev-8842", "platform": "ios", "appVersion": "2.3.0"]
+            body[field] = "a\u{0}b"
+            let response = try await server.client.post("/v1/auth/token", json: body)
+
+            #expect(response.status == 400, "\(field)")
+            let envelope = try response.errorEnvelope()
+            #expect(envelope.error.code == .validationFailed, "\(field)")
+            #expect(envelope.error.details?["field"] == .string(field))
+        }
+        #expect(try await server.client.post("/v1/auth/token", json: Self.tokenRequest(user.username, password)).status == 200)
+    }
+
     @Test("A missing deviceId is 400 VALIDATION_FAILED naming the field")
     func rejectsMissingDeviceId() async throws {
         let server = try await TestServer.start()

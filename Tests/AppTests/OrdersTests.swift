@@ -119,6 +119,31 @@ struct OrdersTests {
         #expect(try await server.postOrder(TestServer.orderBody("o-1"), key: "k-1", token: token).status == 201)
     }
 
+    @Test("U+0000, which the database cannot store, in an order or a rejection reason is 400 VALIDATION_FAILED naming the field")
+    func unstorableText() async throws {
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
+        let (_, token) = try await server.makeDevice()
+        let (_, adam) = try await server.makeDevice(role: .admin, team: nil)
+        let cases = [
+            (#"{"orderId": "o-1", "customerId": "c\u0000", "lines": [{"sku": "A", "qty": 1}]}"#, "customerId"),
+            (#"{"orderId": "o-1", "customerId": "c", "lines": [{"sku": "A", "qty": 1}, {"sku": "\u0000", "qty": 1}]}"#, "lines[1].sku"),
+            (#"{"orderId": "o-1", "customerId": "c", "lines": [{"sku": "A", "qty": 1}], "note": "by\u0000noon"}"#, "note"),
+        ]
+
+        for (body, field) in cases {
+            let response = try await server.postOrder(Data(body.utf8), key: "k-1", token: token)
+            #expect(response.status == 400, "\(body)")
+            #expect(response.errorCode == "VALIDATION_FAILED", "\(body)")
+            #expect(try response.errorEnvelope().error.details?["field"] == .string(field), "\(body)")
+        }
+        _ = try await server.createOrder("o-2", token: token)
+        let reject = try await server.decideOrder("o-2", reject: "out\u{0}of stock", token: adam)
+        #expect(reject.status == 400)
+        #expect(try reject.errorEnvelope().error.details?["field"] == .string("reason"))
+        #expect(try await server.decideOrder("o-2", token: adam).status == 200)
+    }
+
     @Test("A second request with a key whose first is still in flight gets 409 REQUEST_IN_PROGRESS; the first then commits")
     func concurrentSameKey() async throws {
         let server = try await TestServer.start()

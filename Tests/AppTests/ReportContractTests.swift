@@ -28,6 +28,31 @@ struct ReportContractTests {
         #expect(try server.scalar("SELECT count(*) FROM records WHERE collection = 'reports'") == 1)
     }
 
+    @Test("U+0000, which the database cannot store, anywhere in a report is 400 VALIDATION_FAILED naming where, and nothing is stored")
+    func rejectsUnstorableText() async throws {
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
+        let ana = try await server.device(.field)
+        let text = "a\u{0}b"
+        let hostile: [(JSONValue, String)] = [
+            (SyncDevice.report("local-2", assignmentId: text), "reports[1].assignmentId"),
+            (SyncDevice.report("local-2", serverId: text), "reports[1].serverId"),
+            (SyncDevice.report("local-2", answers: ["note": ["nested": .string(text)]]), "reports[1].payload"),
+            (SyncDevice.report("local-2", answers: [text: .bool(true)]), "reports[1].payload"),
+        ]
+
+        for (report, field) in hostile {
+            let response = try await ana.sendReports([SyncDevice.report("local-1"), report])
+
+            #expect(response.status == 400, "\(field)")
+            let envelope = try response.errorEnvelope()
+            #expect(envelope.error.code == .validationFailed, "\(field)")
+            #expect(envelope.error.details?["field"] == .string(field))
+        }
+        #expect(try server.scalar("SELECT count(*) FROM records WHERE collection = 'reports'") == 0)
+        #expect(try await ana.syncReports([SyncDevice.report("local-1")])[0]["status"]?.stringValue == "ACCEPTED")
+    }
+
     @Test("An interrupted upload retried, also concurrently, leaves exactly one server report per localId")
     func interruptedRetry() async throws {
         let server = try await TestServer.start()

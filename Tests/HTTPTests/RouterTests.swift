@@ -86,6 +86,15 @@ struct RouterTests {
         #expect(log.captured.count == 1)
     }
 
+    @Test("lists every registered method and pattern in registration order")
+    func listsRoutes() {
+        let routes = Self.router().routes.map { "\($0.method.rawValue) \($0.pattern)" }
+        #expect(routes == [
+            "GET /v1/attachments/{attId}/chunks/{index}", "GET /v1/attachments/new", "PUT /v1/attachments/{attId}",
+            "GET /v1/attachments/{attId}",
+        ])
+    }
+
     @Test("answers 400 when a handler asks for a parameter its route lacks")
     func missingParameter() {
         let router = Router(failures: APIFailureRenderer())

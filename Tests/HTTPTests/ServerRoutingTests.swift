@@ -119,6 +119,16 @@ struct ServerRoutingTests {
         #expect(fine.text == #"{"a":[[1]]}"#)
     }
 
+    @Test("answers TRACE and QUERY, standard methods no route takes, 405 METHOD_NOT_ALLOWED with Allow, not 501", arguments: ["TRACE", "QUERY"])
+    func standardMethodIsNotAllowed(method: String) throws {
+        let test = try LoopbackServer(routes: Self.routes)
+        defer { test.stop() }
+        let response = try rawRequest(port: test.port, method, "/echo")
+        #expect(response.status == 405)
+        #expect(response.errorCode == "METHOD_NOT_ALLOWED")
+        #expect(response.headers["Allow"] == "POST")
+    }
+
     @Test("answers an unknown method 501 NOT_IMPLEMENTED")
     func unknownMethod() throws {
         let test = try LoopbackServer(routes: Self.routes)

@@ -27,6 +27,9 @@ public struct AuthController: Sendable {
         guard DeviceIdentifier.isValid(body.deviceId) else {
             throw APIError.validationFailed(field: "deviceId", "deviceId must be 1-128 characters of A-Z a-z 0-9 . _ : -")
         }
+        for (field, text) in [("username", body.username), ("platform", body.platform), ("appVersion", body.appVersion)] {
+            try StorableText.require(text, field: field)
+        }
         let user = try login.login(username: body.username, password: body.password, address: request.remoteAddress)
         let lifetime = TimeInterval(try settings.current().deviceTokenLifetimeDays) * 86_400
         let issued = try accounts.issueToken(

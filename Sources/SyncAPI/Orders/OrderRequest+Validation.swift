@@ -27,10 +27,13 @@ extension OrderRequest {
         if customerId.trimmingCharacters(in: .whitespaces).isEmpty {
             throw APIError.validationFailed(field: "customerId", "customerId must not be empty")
         }
+        try StorableText.require(customerId, field: "customerId")
+        try StorableText.require(note, field: "note")
         for (index, line) in lines.enumerated() {
             if line.sku.trimmingCharacters(in: .whitespaces).isEmpty {
                 throw APIError.validationFailed(field: "lines[\(index)].sku", "sku must not be empty")
             }
+            try StorableText.require(line.sku, field: "lines[\(index)].sku")
             if line.qty < 1 {
                 throw APIError.validationFailed(field: "lines[\(index)].qty", "qty must be at least 1")
             }

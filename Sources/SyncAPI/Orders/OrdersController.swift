@@ -45,6 +45,7 @@ public struct OrdersController: Sendable {
         guard !body.reason.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw APIError.validationFailed(field: "reason", "a rejection needs a reason")
         }
+        try StorableText.require(body.reason, field: "reason")
         return try .json(orders.reject(orderId, reason: body.reason, by: principal))
     }
 

@@ -31,6 +31,7 @@ public struct ReportsController: Sendable {
     @Sendable func sync(_ device: DeviceContext) throws -> Response {
         let settings = device.settings
         let body = try device.request.decode(ReportSyncRequest.self)
+        if let field = body.firstUnstorableMember() { throw APIError.unstorableText(field: field) }
         // Each report is its own transaction; the push batch limit bounds one request's work.
         guard body.reports.count <= settings.maxOpsPerPush else {
             throw APIError.validationFailed(field: "reports", "at most \(settings.maxOpsPerPush) reports per request")

@@ -33,10 +33,7 @@ extension PushRequest {
     }
 }
 
-/// Text the store can keep. PostgreSQL `text` and `jsonb` cannot hold U+0000, so an op carrying
-/// it would fail its transaction every time and be answered `retry` forever; it is refused
-/// with the request instead, naming where it is.
-enum StorableText {
+extension StorableText {
     /// The op member holding U+0000 (`collection`, `occurredAt`, `resolves`, `fields.<name>`), if any.
     /// Ids need no check: their character set excludes it.
     static func firstUnstorable(in op: PushOp) -> String? {
@@ -48,17 +45,5 @@ enum StorableText {
             if !isStorable(change.new) || !(change.old.map(isStorable) ?? true) { return "fields.\(name)" }
         }
         return nil
-    }
-
-    static func isStorable(_ text: String) -> Bool { !text.utf8.contains(0) }
-
-    /// Whether every string and object key inside `value` is storable.
-    static func isStorable(_ value: JSONValue) -> Bool {
-        switch value {
-        case .string(let text): isStorable(text)
-        case .array(let items): items.allSatisfy(isStorable)
-        case .object(let members): members.allSatisfy { isStorable($0.key) && isStorable($0.value) }
-        case .null, .bool, .int, .double: true
-        }
     }
 }

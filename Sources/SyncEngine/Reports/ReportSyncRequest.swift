@@ -9,6 +9,19 @@ public struct ReportSyncRequest: Codable, Sendable {
     public var reports: [ReportUpload]
 }
 
+extension ReportSyncRequest {
+    /// Where the first text the server cannot store (U+0000) sits, as `reports[2].assignmentId`
+    /// (`payload` for anything inside a payload); nil when there is none.
+    public func firstUnstorableMember() -> String? {
+        for (index, report) in reports.enumerated() {
+            if !StorableText.isStorable(report.assignmentId) { return "reports[\(index)].assignmentId" }
+            if let serverId = report.serverId, !StorableText.isStorable(serverId) { return "reports[\(index)].serverId" }
+            if !StorableText.isStorable(.object(report.payload)) { return "reports[\(index)].payload" }
+        }
+        return nil
+    }
+}
+
 /// One report as a report app sends it.
 ///
 /// `payload` becomes the record's `answers`; `assignmentId` its `assignmentId`.
