@@ -40,6 +40,16 @@ struct AttachmentHostileInputTests {
         #expect(try Self.nothingWritten(server))
     }
 
+    @Test("The largest 64-bit size is refused by its chunk count, not by an overflow that would stop the server")
+    func refusesLargestSize() async throws {
+        let server = try await AttachmentTestServer.start()
+        defer { server.stop() }
+        let answer = try await server.device().register("att-1", AttachmentUploadTests.photo, changes: ["totalBytes": Int64.max])
+        #expect(answer.status == 400 && answer.errorCode == "VALIDATION_FAILED" && answer.details["field"] as? String == "chunkCount", "\(answer)")
+        #expect(try Self.nothingWritten(server))
+        #expect(try await server.device().register("att-2", AttachmentUploadTests.photo).status == 200, "the server still serves")
+    }
+
     @Test("Files over maxAttachmentBytes, or over the record's total, are refused with 413")
     func refusesTooLarge() async throws {
         let server = try await AttachmentTestServer.start { $0.maxAttachmentBytesPerRecord = 500_000 }

@@ -44,9 +44,10 @@ public struct UploadDeclaration: Sendable, Hashable {
             throw AttachmentError.invalid(field: "chunkBytes", message: "chunkBytes must be between 65536 and 4194304")
         }
         let chunkBytes = Int64(registration.chunkBytes)
-        // totalBytes > 0 and chunkBytes ≤ 4 MiB: the quotient cannot overflow, but it can be
-        // absurd; `chunkCount` must equal it exactly, which bounds it by what was declared.
-        let expectedCount = (registration.totalBytes + chunkBytes - 1) / chunkBytes
+        // ceil(totalBytes / chunkBytes) without adding first: totalBytes may be as large as Int64.max,
+        // and totalBytes > 0. The count can be absurd; `chunkCount` must equal it exactly, which
+        // bounds it by what was declared.
+        let expectedCount = (registration.totalBytes - 1) / chunkBytes + 1
         guard Int64(registration.chunkCount) == expectedCount else {
             throw AttachmentError.invalid(field: "chunkCount", message: "chunkCount must be ceil(totalBytes / chunkBytes) = \(expectedCount)")
         }

@@ -64,8 +64,12 @@ public struct ReportSyncService: Sendable {
         let device = try tx.lockDevice(principal.deviceId)
         if let stored = try tx.opLogEntries(deviceId: principal.deviceId, opIds: [opId]).first { return stored.result }
         let current = try tx.lockRecords([key]).first
-        let nextSeq = max(device.highWater, device.pending.map(\.op.clientSeq).max() ?? 0) + 1
-        let op = try make(current, nextSeq)
+        let highest = max(device.highWater, device.pending.map(\.op.clientSeq).max() ?? 0)
+        // A push may hold an op numbered Int64.max: then no number is left to give.
+        guard highest < Int64.max else {
+            throw SyncError.validation("deviceId", "this device has used every clientSeq; it cannot send reports")
+        }
+        let op = try make(current, highest + 1)
         return try pushes.processor.process(PushBatch(principal: principal, schemaVersion: schemaVersion, ops: [op]), in: tx).results[0]
     }
 
