@@ -2,7 +2,9 @@
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny")
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 /// A library target of the server with the package's common settings.
@@ -39,23 +41,23 @@ let package = Package(
 
         // MARK: - Domain
         module("SyncProtocol", []),
-        module("SyncEngine", ["SyncProtocol", "Support"], resources: [.copy("Resources/schema.json")]),
+        module("SyncEngine", ["SyncProtocol", "Support", "Cryptography"], resources: [.copy("Resources/schema.json")]),
 
         // MARK: - Adapters
         module("Storage", ["Postgres", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
-        module("SyncAPI", ["HTTP", "Storage", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
-        module("WebUI", ["HTTP", "Templating", "Storage", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
-        module("Worker", ["Storage", "SyncEngine", "Postgres", "Support"]),
+        module("SyncAPI", ["HTTP", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
+        module("WebUI", ["HTTP", "Templating", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
+        module("Worker", ["SyncEngine", "Support"]),
 
         // MARK: - Composition and executable
-        module("App", ["HTTP", "Postgres", "Storage", "SyncAPI", "WebUI", "Worker", "SyncEngine", "Templating", "Cryptography", "Support"]),
-        .executableTarget(name: "fieldsync", dependencies: ["App", "Support"], swiftSettings: swiftSettings),
+        module("App", ["HTTP", "Postgres", "Storage", "SyncAPI", "WebUI", "Worker", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
+        .executableTarget(name: "fieldsync", dependencies: ["App"], swiftSettings: swiftSettings),
 
         // MARK: - Tooling (benchmarks and their bulk data; no product target imports these, so the
         // server binary links neither them nor the HTTP client they use)
         module("Seeding", ["Postgres", "Storage"]),
         module("FieldSyncTools", ["App", "Seeding", "Storage", "SyncAPI", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
-        .executableTarget(name: "fieldsync-tools", dependencies: ["FieldSyncTools"], swiftSettings: swiftSettings),
+        .executableTarget(name: "fieldsync-tools", dependencies: ["App", "FieldSyncTools"], swiftSettings: swiftSettings),
 
         // MARK: - Device SDK
         module("SQLite", ["CSQLite"]),
@@ -67,22 +69,22 @@ let package = Package(
 
         // MARK: - Test support
         module("PostgresTesting", ["Postgres", "Support"]),
-        module("AppTesting", ["App", "PostgresTesting", "Postgres", "Storage", "SyncProtocol", "Support"]),
+        module("AppTesting", ["App", "PostgresTesting", "Postgres", "Storage", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
 
         // MARK: - Tests
         tests("SupportTests", ["Support"]),
         tests("CryptographyTests", ["Cryptography"]),
         tests("PostgresTests", ["Postgres", "PostgresTesting", "Support"]),
-        tests("HTTPTests", ["HTTP", "Support"]),
+        tests("HTTPTests", ["HTTP", "Support", "SyncAPI", "SyncProtocol"]),
         tests("TemplatingTests", ["Templating"], resources: [.copy("Fixtures")]),
-        tests("SyncEngineTests", ["SyncEngine", "SyncProtocol"]),
-        tests("SyncAPITests", ["SyncAPI", "Cryptography"]),
+        tests("SyncEngineTests", ["SyncEngine", "SyncProtocol", "Support", "Cryptography"]),
+        tests("SyncAPITests", ["SyncAPI", "HTTP", "SyncEngine", "SyncProtocol"]),
         tests("StorageTests", ["Storage", "Postgres", "PostgresTesting", "Cryptography", "Support", "SyncProtocol", "SyncEngine"]),
         tests("SQLiteTests", ["SQLite"]),
-        tests("FieldSyncClientTests", ["FieldSyncClient", "SQLite", "AppTesting", "SyncProtocol", "Storage", "Postgres", "SyncAPI", "Support"]),
-        tests("WebUITests", ["WebUI", "HTTP", "Storage", "SyncProtocol", "Templating"]),
-        tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncProtocol", "Storage", "Postgres", "PostgresTesting", "Support"]),
-        tests("SeedingTests", ["Seeding", "Storage", "Postgres", "PostgresTesting", "Support", "SyncProtocol"]),
-        tests("FieldSyncToolsTests", ["FieldSyncTools", "AppTesting"]),
+        tests("FieldSyncClientTests", ["FieldSyncClient", "SQLite", "App", "AppTesting", "SyncProtocol", "SyncEngine", "Storage", "Postgres", "SyncAPI"]),
+        tests("WebUITests", ["WebUI", "HTTP", "SyncEngine", "SyncProtocol", "Templating"]),
+        tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncEngine", "SyncProtocol", "WebUI", "Storage", "Postgres", "PostgresTesting", "Cryptography", "Support"]),
+        tests("SeedingTests", ["Seeding", "Storage", "Postgres", "PostgresTesting", "Support", "SyncEngine", "SyncProtocol"]),
+        tests("FieldSyncToolsTests", ["FieldSyncTools", "App", "AppTesting"]),
     ]
 )

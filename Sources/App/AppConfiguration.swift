@@ -1,9 +1,9 @@
 import Cryptography
-import Foundation
-import Postgres
-import Support
-import SyncAPI
-import WebUI
+public import Foundation
+public import Postgres
+public import Support
+public import SyncAPI
+public import WebUI
 
 /// Everything `fieldsync` needs to start, from flags over `FIELDSYNC_*` variables over defaults.
 /// Checked eagerly: a bad value stops the start with a message naming the setting.

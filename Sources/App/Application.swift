@@ -1,12 +1,13 @@
-import Cryptography
 import Foundation
 import HTTP
-import Postgres
 import Storage
-import Support
+public import Support
+import SyncAPI
+import WebUI
+import Worker
 
-/// The running server: database, migrations, services and the HTTP listener, started
-/// in that order and stopped in reverse.
+/// The running server: the database, the features on their routes and pages, and the
+/// services that run while it serves, started in order and stopped in reverse.
 ///
 /// ```swift
 /// let app = try Application.start(configuration, logger: logger)
@@ -15,16 +16,23 @@ import Support
 /// ```
 public final class Application: Sendable {
     public let configuration: AppConfiguration
-    public let services: Services
+    public let core: Core
+    public let features: [any Feature]
     private let database: DatabaseHost
     private let server: HTTPServer
+    private let services: ServiceGroup
     private let logger: Logger
 
-    private init(configuration: AppConfiguration, services: Services, database: DatabaseHost, server: HTTPServer, logger: Logger) {
+    private init(
+        configuration: AppConfiguration, core: Core, features: [any Feature], database: DatabaseHost, server: HTTPServer,
+        services: ServiceGroup, logger: Logger
+    ) {
         self.configuration = configuration
-        self.services = services
+        self.core = core
+        self.features = features
         self.database = database
         self.server = server
+        self.services = services
         self.logger = logger
     }
 
@@ -36,41 +44,74 @@ public final class Application: Sendable {
         _ configuration: AppConfiguration, logger: Logger, onDatabaseLost: (@Sendable (_ reason: String) -> Void)? = nil
     ) throws -> Application {
         let database = try DatabaseHost.open(configuration, logger: logger, onClusterLost: onDatabaseLost)
-        let services: Services
+        let core: Core
         do {
-            services = try Services.open(configuration, database: database.configuration, logger: logger)
+            core = try Core.open(configuration, database: database.configuration, logger: logger)
         } catch {
             try? database.close()
             throw error
         }
         do {
-            try services.bootstrapFirstAdmin(password: configuration.adminPassword)
+            try core.bootstrapFirstAdmin(password: configuration.adminPassword)
+            let features = try Self.features(core)
             let http = httpConfiguration(configuration)
             // Routes that stream bodies to disk create their files here; with DATABASE_URL
             // nothing else creates the data folder.
             try FileManager.default.createDirectory(at: http.temporaryDirectory, withIntermediateDirectories: true)
-            let router = try Routes.build(services, resources: configuration.resourcesDirectory)
-            let server = HTTPServer(configuration: http, router: router, logger: logger)
-            try server.start()
-            if configuration.runsWorker { services.worker.start() }
+            let server = HTTPServer(configuration: http, router: try router(core, features), logger: logger)
+            let worker = configuration.runsWorker ? [Self.worker(core, features)] : []
+            let services = ServiceGroup([core.notifications] + features.flatMap(\.services) + worker + [server], logger: logger)
+            try services.start()
             logger.notice("FieldSync listening on http://\(configuration.host):\(server.port)")
-            return Application(configuration: configuration, services: services, database: database, server: server, logger: logger)
+            return Application(
+                configuration: configuration, core: core, features: features, database: database, server: server, services: services,
+                logger: logger)
         } catch {
-            // The pool and the listener thread would otherwise outlive the failed start.
-            services.close()
+            // The pool would otherwise outlive the failed start.
+            core.close()
             try? database.close()
             throw error
         }
     }
 
+    /// The device API and the back-office, with every feature's routes and pages.
+    static func router(_ core: Core, _ features: [any Feature]) throws -> Router {
+        let router = Router(logger: core.logger, failures: APIFailureRenderer())
+        let api = APIRoutes(router: router, access: core.deviceAccess)
+        let setup = try BackOfficePages.Setup(
+            resources: core.configuration.resourcesDirectory, csrfKey: try core.secret(named: "csrf"), configuration: core.configuration.web)
+        let backOffice = BackOfficePages(
+            router: router, setup: setup, sessions: PostgresWebSessionStore(database: core.database), accounts: core.accounts,
+            logger: core.logger)
+        for feature in features {
+            feature.routes(on: api)
+            feature.pages(on: backOffice)
+        }
+        return router
+    }
+
+    /// The background worker with every feature's jobs.
+    static func worker(_ core: Core, _ features: [any Feature]) -> Worker {
+        Worker(
+            jobs: features.flatMap(\.jobs), locks: PostgresJobLocks(database: core.database),
+            interval: .seconds(core.configuration.workerInterval), logger: core.logger)
+    }
+
     /// The bound port (useful when configured as 0).
     public var port: Int { server.port }
 
-    /// Stops accepting, finishes in-flight requests, closes the pool and stops the embedded cluster.
+    /// The running feature of type `type`, e.g. to reach its stores from a benchmark or a test.
+    public func feature<F: Feature>(_ type: F.Type) -> F? {
+        features.lazy.compactMap { $0 as? F }.first
+    }
+
+    /// Stops accepting, finishes in-flight requests (for up to `timeout`), stops the services in
+    /// reverse order, closes the pool and stops the embedded cluster.
     public func shutdown(timeout: Duration = .seconds(10)) {
         logger.notice("FieldSync shutting down")
         server.shutdown(timeout: timeout)
-        services.close()
+        services.stop()
+        core.close()
         do {
             try database.close()
         } catch {

@@ -1,6 +1,6 @@
 import Foundation
-import Postgres
-import Support
+public import Postgres
+public import Support
 
 /// The PostgreSQL that FieldSync runs on: the server named by `DATABASE_URL`, or
 /// the private cluster under the data directory (started here when not already running).

@@ -1,11 +1,13 @@
 public import App
+import Cryptography
 public import Foundation
 public import Postgres
 import PostgresTesting
-public import Storage
+import Storage
 public import Support
-public import SyncProtocol
+public import SyncEngine
 import Synchronization
+public import SyncProtocol
 
 /// A real FieldSync `Application` on 127.0.0.1 and a free port, on a fresh database.
 ///
@@ -36,7 +38,7 @@ public final class TestServer: Sendable {
     public let client: TestClient
     private let isStopped = Atomic<Bool>(false)
 
-    public var services: Services { application.services }
+    public var core: Core { application.core }
 
     /// `database` as a `DATABASE_URL`, e.g. for `fieldsync` subprocesses.
     public var databaseURL: String { DatabaseURL.string(for: database) }
@@ -100,9 +102,9 @@ public final class TestServer: Sendable {
     /// - Returns: the account and its password.
     public func makeUser(role: Role = .field, team: String? = "team-1") throws -> (user: UserAccount, password: String) {
         let password = "pw-" + UUID().uuidString
-        let user = try services.accounts.createUser(
+        let user = try core.accounts.createUser(
             username: "\(role.rawValue)-\(UUID().uuidString.prefix(8).lowercased())", role: role, teamId: team,
-            passwordHash: try services.passwords.hash(password))
+            passwordHash: try core.passwords.hash(password))
         return (user, password)
     }
 

@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+public import Foundation
 
 /// HMAC-SHA256 message authentication (signed cursors, CSRF tokens).
 public enum HMAC {

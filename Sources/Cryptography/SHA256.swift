@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+public import Foundation
 
 /// SHA-256 digests through OpenSSL's EVP interface.
 ///

@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+public import Foundation
 
 /// Cryptographically secure random bytes from OpenSSL's CSPRNG.
 public enum SecureRandom {

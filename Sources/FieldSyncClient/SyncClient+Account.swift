@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 public import SyncProtocol
 
 extension SyncClient {

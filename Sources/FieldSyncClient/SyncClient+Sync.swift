@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension SyncClient {
     /// Runs one sync now, even if the app said the network is down or retries were exhausted,

@@ -1,6 +1,7 @@
 import Foundation
-public import SyncProtocol
+import SQLite
 import Synchronization
+public import SyncProtocol
 
 /// The FieldSync device SDK: a local SQLite store the app reads and writes offline, an
 /// outbox that survives crashes, resumable photo uploads, and a sync loop that pushes,
@@ -83,7 +84,7 @@ public final class SyncClient: Sendable {
         statusCenter.update { Self.describe(device, facts, appVersion: configuration.appVersion, into: &$0) }
     }
 
-    private static func describe(_ device: DeviceState, _ facts: StoreFacts, appVersion: String, into inputs: inout StatusCenter.Inputs) {
+    private static func describe(_ device: DeviceRow, _ facts: StoreFacts, appVersion: String, into inputs: inout StatusCenter.Inputs) {
         inputs.facts = facts
         inputs.session = device.session
         inputs.upgradeRequired = device.upgradeRequired(for: appVersion)

@@ -1,4 +1,4 @@
-import App
+public import App
 
 /// The commands of `fieldsync-tools`: benchmarks, kept out of the `fieldsync` server binary
 /// (which runs them for `fieldsync bench …`). A new tool is one more line here.

@@ -17,11 +17,11 @@ extension HTTPServer {
         public var mhdThreads: Int
         /// The most handlers running at once, each on its own thread. Default 64.
         public var workerThreads: Int
-        /// Requests that may wait for a worker; beyond it the answer is 503 `SERVER_BUSY`. Default 1024.
+        /// Requests that may wait for a worker; beyond it the answer is `HTTPFailure.busy` (503). Default 1024.
         public var workerQueueLimit: Int
-        /// The body cap unless a route sets its own; beyond it 413 `PAYLOAD_TOO_LARGE`. Default 1 MiB.
+        /// The body cap unless a route sets its own; beyond it `HTTPFailure.payloadTooLarge` (413). Default 1 MiB.
         public var maxBodyBytes: Int
-        /// The cap on all header fields together; beyond it 431 `HEADERS_TOO_LARGE`. Default 16 KiB.
+        /// The cap on all header fields together; beyond it `HTTPFailure.headersTooLarge` (431). Default 16 KiB.
         public var maxHeaderBytes: Int
         /// Concurrent connections accepted. Default 1000.
         public var connectionLimit: Int
@@ -39,13 +39,16 @@ extension HTTPServer {
         /// so the client can still be sent the 413; past it the connection is closed.
         /// (libmicrohttpd cannot answer while a body is still arriving.) Default 1 MiB.
         public var overflowDrainBytes: Int
+        /// How long in-flight requests may take to finish when the server stops as a `Service`
+        /// (`stop()`, or `run()` cancelled). Default 10 seconds.
+        public var shutdownTimeout: Duration
 
         public init(
             host: String = "127.0.0.1", port: Int = 8080, mhdThreads: Int = 2, workerThreads: Int = 64,
             workerQueueLimit: Int = 1024, maxBodyBytes: Int = 1 << 20, maxHeaderBytes: Int = 16 << 10,
             connectionLimit: Int = 1000, connectionMemoryLimit: Int = 32 << 10, idleTimeoutSeconds: Int = 60,
             maxJSONDepth: Int = 64, temporaryDirectory: URL = URL(fileURLWithPath: NSTemporaryDirectory()),
-            overflowDrainBytes: Int = 1 << 20
+            overflowDrainBytes: Int = 1 << 20, shutdownTimeout: Duration = .seconds(10)
         ) {
             self.host = host
             self.port = port
@@ -60,6 +63,7 @@ extension HTTPServer {
             self.maxJSONDepth = maxJSONDepth
             self.temporaryDirectory = temporaryDirectory
             self.overflowDrainBytes = overflowDrainBytes
+            self.shutdownTimeout = shutdownTimeout
         }
 
         /// Checks ranges eagerly, so a bad value fails at start rather than under load.

@@ -13,13 +13,14 @@ internal import Synchronization
 /// ```
 /// Each request gets one `info` access-log line (method, path without query, status,
 /// duration); everything else the server logs is `debug`, or `error` for failures.
-public final class HTTPServer: Sendable {
+public final class HTTPServer: Service {
     private enum Lifecycle {
         case idle
         case running(Daemon, ServerCore)
         case stopped
     }
 
+    public let name = "http"
     public let configuration: Configuration
     private let router: Router
     private let logger: Logger
@@ -80,20 +81,8 @@ public final class HTTPServer: Sendable {
         logger.debug("stopped", metadata: ["http.port": String(daemon.port)])
     }
 
-    /// Starts, serves until the task is cancelled, then shuts down gracefully.
-    /// - Parameter shutdownTimeout: How long in-flight requests may take to finish.
-    /// - Throws: What `start()` throws.
-    public func run(shutdownTimeout: Duration = .seconds(10)) async throws {
-        try start()
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(3600))
-        }
-        // The graceful wait blocks, so it runs on its own thread, not the cooperative pool.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                self.shutdown(timeout: shutdownTimeout)
-                continuation.resume()
-            }
-        }
+    /// Stops gracefully, giving in-flight requests `configuration.shutdownTimeout` (see `shutdown(timeout:)`).
+    public func stop() {
+        shutdown(timeout: configuration.shutdownTimeout)
     }
 }

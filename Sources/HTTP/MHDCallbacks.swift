@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 internal import Foundation
+import Support
 
 /// The C entry points libmicrohttpd calls on its network threads. They capture nothing
 /// (C function pointers cannot) and are not actor-isolated: the `ServerCore` arrives as

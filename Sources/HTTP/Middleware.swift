@@ -8,7 +8,7 @@ public typealias Handler = @Sendable (Request) throws -> Response
 /// struct RequireJSON: Middleware {
 ///     func respond(to request: Request, next: Handler) throws -> Response {
 ///         guard request.method == .GET || request.headers["Content-Type"]?.hasPrefix("application/json") == true else {
-///             throw HTTPError(status: 415, code: "UNSUPPORTED_MEDIA_TYPE", message: "Send JSON.")
+///             return .text("Send JSON.", status: 415)
 ///         }
 ///         return try next(request)
 ///     }

@@ -5,9 +5,8 @@ extension Request {
     /// - Parameters:
     ///   - type: The type to decode.
     ///   - decoder: The decoder; RFC 3339 dates by default.
-    /// - Throws: `HTTPError` 400 `MALFORMED_JSON` when the body is not JSON or nests deeper
-    ///   than `maxJSONDepth`; 400 `VALIDATION_FAILED` with `details.field` when it is JSON
-    ///   but not a `T`.
+    /// - Throws: `HTTPFailure.malformedJSON` when the body is not JSON or nests deeper than
+    ///   `maxJSONDepth`; `HTTPFailure.invalidField` naming the field when it is JSON but not a `T`.
     public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = defaultJSONDecoder()) throws -> T {
         try decode(type, decoder: decoder) { _ in nil }
     }
@@ -21,13 +20,13 @@ extension Request {
         // The depth check runs first: a cheap byte scan that keeps a deeply nested body
         // from recursing through the decoder at all.
         if JSONDepth.exceeds(body, limit: maxJSONDepth) {
-            throw HTTPError.malformedJSON("JSON nests deeper than \(maxJSONDepth) levels.")
+            throw HTTPFailure.malformedJSON(reason: "JSON nests deeper than \(maxJSONDepth) levels.")
         }
         if let value = quick(body) { return value }
         do {
             return try decoder.decode(type, from: body)
         } catch let error as DecodingError {
-            throw Self.httpError(for: error, body: body)
+            throw Self.failure(for: error, body: body)
         }
     }
 
@@ -41,21 +40,21 @@ extension Request {
     /// JSONDecoder reports a syntax error as `dataCorrupted` at the root, just like a
     /// custom `init(from:)` rejecting the root value; only then is the body re-parsed to
     /// tell them apart (the error path only).
-    static func httpError(for error: DecodingError, body: Data) -> HTTPError {
+    static func failure(for error: DecodingError, body: Data) -> HTTPFailure {
         switch error {
         case .dataCorrupted(let context)
         where context.codingPath.isEmpty && (try? JSONSerialization.jsonObject(with: body, options: .fragmentsAllowed)) == nil:
-            return .malformedJSON("The body is not valid JSON.")
+            return .malformedJSON(reason: "The body is not valid JSON.")
         case .dataCorrupted(let context):
-            return .validationFailed(field: fieldPath(context.codingPath), message: context.debugDescription)
+            return .invalidField(fieldPath(context.codingPath), message: context.debugDescription)
         case .keyNotFound(let key, let context):
-            return .validationFailed(field: fieldPath(context.codingPath + [key]), message: "A required field is missing.")
+            return .invalidField(fieldPath(context.codingPath + [key]), message: "A required field is missing.")
         case .valueNotFound(_, let context):
-            return .validationFailed(field: fieldPath(context.codingPath), message: "A required value is null.")
+            return .invalidField(fieldPath(context.codingPath), message: "A required value is null.")
         case .typeMismatch(_, let context):
-            return .validationFailed(field: fieldPath(context.codingPath), message: "A field has the wrong type.")
+            return .invalidField(fieldPath(context.codingPath), message: "A field has the wrong type.")
         @unknown default:
-            return .validationFailed(field: nil, message: "The body does not match the expected shape.")
+            return .invalidField(nil, message: "The body does not match the expected shape.")
         }
     }
 

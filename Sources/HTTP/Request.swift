@@ -48,10 +48,10 @@ public struct Request: Sendable {
     }
 
     /// The path parameter `name`.
-    /// - Throws: `HTTPError` 400 `VALIDATION_FAILED` when the route has no such parameter.
+    /// - Throws: `HTTPFailure.invalidField` when the route has no such parameter.
     public func parameter(_ name: String) throws -> String {
         guard let value = pathParameters[name] else {
-            throw HTTPError.validationFailed(field: name, message: "Missing path parameter \(name).")
+            throw HTTPFailure.invalidField(name, message: "Missing path parameter \(name).")
         }
         return value
     }

@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 internal import Foundation
+import Support
 internal import Synchronization
 
 /// What is known of a request once its headers are in.
@@ -43,7 +44,7 @@ final class RequestContext: PoolJob, @unchecked Sendable {
     /// Body bytes seen so far, including bytes dropped after a rejection.
     private var received = 0
     /// Set when the body must not reach the handler; answered once the body is over.
-    private(set) var rejection: HTTPError?
+    private(set) var rejection: HTTPFailure?
     private var request: Request?
     private let phase = Mutex(Phase.receiving)
 
@@ -68,7 +69,7 @@ final class RequestContext: PoolJob, @unchecked Sendable {
                 try bodyFile.write(bytes, count: count)
             } catch {
                 core.logger.error("cannot write request body", metadata: ["http.path": path, "error": "\(error)"])
-                reject(.internalError())
+                reject(.internalError)
             }
         } else {
             body.append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
@@ -77,7 +78,7 @@ final class RequestContext: PoolJob, @unchecked Sendable {
     }
 
     /// Drops the body received so far and answers `error` once the body is over.
-    private func reject(_ error: HTTPError) {
+    private func reject(_ error: HTTPFailure) {
         rejection = error
         body = Data()
         bodyFile?.remove()

@@ -3,7 +3,7 @@ public import Foundation
 /// What a handler answers: status, headers and a body of bytes, a file or a stream.
 ///
 /// ```swift
-/// router.add(.GET, "/v1/health") { _ in .json(["status": "ok"]) }
+/// router.add(.GET, "/v1/health") { _ in try .json(["status": "ok"]) }
 /// router.add(.GET, "/login") { _ in .redirect(to: "/admin") }
 /// ```
 /// `Content-Length` is computed by the server; do not set it.
@@ -36,11 +36,10 @@ public struct Response: Sendable {
         return encoder
     }
 
-    /// `value` as JSON. A value that cannot be encoded becomes the generic 500 envelope.
-    public static func json<T: Encodable>(_ value: T, status: Int = 200, encoder: JSONEncoder = defaultJSONEncoder()) -> Response {
-        guard let data = try? encoder.encode(value) else {
-            return HTTPError.internalError().response()
-        }
+    /// `value` as JSON.
+    /// - Throws: the encoder's error for a value it cannot encode (answered as a logged, generic 500).
+    public static func json<T: Encodable>(_ value: T, status: Int = 200, encoder: JSONEncoder = defaultJSONEncoder()) throws -> Response {
+        let data = try encoder.encode(value)
         return Response(status: status, headers: ["Content-Type": jsonContentType], body: .bytes(data))
     }
 

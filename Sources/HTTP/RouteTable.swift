@@ -60,8 +60,13 @@ private struct RouteNode: Sendable {
 final class RouteTable: Sendable {
     private let root: RouteNode
     private let middlewares: [any Middleware]
+    /// Words the answers to failures, for the router and for the server's own refusals.
+    let failures: any HTTPFailureRenderer
 
-    init(routes: [(method: HTTPMethod, pattern: String, options: RouteOptions, handler: Handler)], middlewares: [any Middleware]) {
+    init(
+        routes: [(method: HTTPMethod, pattern: String, options: RouteOptions, handler: Handler)], middlewares: [any Middleware],
+        failures: any HTTPFailureRenderer
+    ) {
         var root = RouteNode()
         for definition in routes {
             let segments = definition.pattern.split(separator: "/")
@@ -72,6 +77,7 @@ final class RouteTable: Sendable {
         }
         self.root = root
         self.middlewares = middlewares
+        self.failures = failures
     }
 
     /// Finds the route for `method` and `path`; HEAD falls back to GET.
@@ -89,8 +95,9 @@ final class RouteTable: Sendable {
         return .matched(route, parameters: parameters)
     }
 
-    /// Runs the resolved handler (or the 404/405 answer) inside the middleware and turns
-    /// errors into envelopes; errors other than `HTTPError` are logged and hidden.
+    /// Runs the resolved handler (or the 404/405 failure) inside the middleware and answers its
+    /// errors: an `HTTPResponseError` with its response, an `HTTPFailure` as the renderer words
+    /// it, anything else logged and answered as a generic 500.
     func respond(to request: Request, resolution: Resolution, logger: Logger) -> Response {
         var request = request
         let handler: Handler
@@ -99,18 +106,20 @@ final class RouteTable: Sendable {
             request.pathParameters = parameters
             handler = route.handler
         case .notFound:
-            handler = Self.wrap({ _ in throw HTTPError.notFound() }, in: middlewares)
+            handler = Self.wrap({ _ in throw HTTPFailure.notFound }, in: middlewares)
         case .methodNotAllowed(let allowed):
-            handler = Self.wrap({ _ in throw HTTPError.methodNotAllowed(allow: allowed) }, in: middlewares)
+            handler = Self.wrap({ _ in throw HTTPFailure.methodNotAllowed(allowed: allowed) }, in: middlewares)
         }
         do {
             return try handler(request)
-        } catch let error as HTTPError {
+        } catch let error as any HTTPResponseError {
             return error.response()
+        } catch let failure as HTTPFailure {
+            return failures.response(for: failure)
         } catch {
             logger.error(
                 "handler failed", metadata: ["http.method": request.method.rawValue, "http.path": request.path, "error": "\(error)"])
-            return HTTPError.internalError().response()
+            return failures.response(for: .internalError)
         }
     }
 

@@ -7,7 +7,7 @@ internal import Synchronization
 /// let router = Router()
 /// router.use(RequestIDMiddleware())
 /// router.add(.GET, "/v1/attachments/{attId}") { request in
-///     .json(try store.session(try request.parameter("attId")))
+///     try .json(store.session(try request.parameter("attId")))
 /// }
 /// let response = router.respond(to: Request(method: .GET, path: "/v1/attachments/a1"))
 /// ```
@@ -21,10 +21,14 @@ public final class Router: Sendable {
 
     private let definitions = Mutex(Definitions())
     private let logger: Logger
+    private let failures: any HTTPFailureRenderer
 
-    /// - Parameter logger: Where handler failures (answered with a generic 500) are logged.
-    public init(logger: Logger = Logger(label: "fieldsync.http")) {
+    /// - Parameters:
+    ///   - logger: Where handler failures (answered with a generic 500) are logged.
+    ///   - failures: Words the answers to the HTTP layer's own refusals and to unexpected errors.
+    public init(logger: Logger = Logger(label: "fieldsync.http"), failures: any HTTPFailureRenderer = PlainFailureRenderer()) {
         self.logger = logger
+        self.failures = failures
     }
 
     /// Registers `handler` for `method` on `pattern`, e.g. `/v1/attachments/{attId}/chunks/{index}`.
@@ -50,9 +54,9 @@ public final class Router: Sendable {
         }
     }
 
-    /// Routes `request` in-process, as the server does: 404 `NOT_FOUND`, 405
-    /// `METHOD_NOT_ALLOWED` with `Allow`, HEAD served by GET, thrown `HTTPError`s rendered
-    /// as envelopes and any other error as a logged, generic 500.
+    /// Routes `request` in-process, as the server does: 404 and 405 (with `Allow`) rendered by the
+    /// failure renderer, HEAD served by GET, a thrown `HTTPResponseError` answered with its own
+    /// response, an `HTTPFailure` rendered, and any other error as a logged, generic 500.
     public func respond(to request: Request) -> Response {
         let table = compiled()
         return table.respond(to: request, resolution: table.resolve(request.method, request.path), logger: logger)
@@ -62,7 +66,7 @@ public final class Router: Sendable {
     func compiled() -> RouteTable {
         definitions.withLock { definitions in
             if let table = definitions.compiled { return table }
-            let table = RouteTable(routes: definitions.routes, middlewares: definitions.middlewares)
+            let table = RouteTable(routes: definitions.routes, middlewares: definitions.middlewares, failures: failures)
             definitions.compiled = table
             return table
         }

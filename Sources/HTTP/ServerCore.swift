@@ -40,7 +40,7 @@ final class ServerCore: Sendable {
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
             activeRequests.add(1, ordering: .relaxed)
             // Answering before the body is read makes MHD skip it and close the connection.
-            if let error = begin(context) { return answer(context, with: error.response()) }
+            if let failure = begin(context) { return answer(context, with: failure) }
             return .YES
         }
         let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
@@ -55,18 +55,18 @@ final class ServerCore: Sendable {
         case .respond(let prepared):
             return queue(prepared, for: context)
         case .abandoned:
-            return answer(context, with: stoppingError.response())
+            return answer(context, with: Self.stopping)
         case .dispatch:
-            if let rejection = context.rejection { return answer(context, with: rejection.response()) }
-            context.dispatch(request(from: context), refusal: prepare(busyError.response(), connection: connection))
+            if let rejection = context.rejection { return answer(context, with: rejection) }
+            context.dispatch(request(from: context), refusal: prepare(routes.failures.response(for: Self.busy), connection: connection))
             return .YES
         }
     }
 
     /// Checks what the headers allow before any body is read: method, header size and
     /// a declared body length over the route's cap.
-    private func begin(_ context: RequestContext) -> HTTPError? {
-        guard let method = HTTPMethod(rawValue: context.methodName) else { return .notImplemented() }
+    private func begin(_ context: RequestContext) -> HTTPFailure? {
+        guard let method = HTTPMethod(rawValue: context.methodName) else { return .notImplemented }
         let (headers, headerBytes) = ConnectionValues.headers(of: context.connection)
         guard headerBytes <= configuration.maxHeaderBytes else { return .headersTooLarge(limit: configuration.maxHeaderBytes) }
         let resolution = routes.resolve(method, context.path)
@@ -82,7 +82,7 @@ final class ServerCore: Sendable {
                 context.bodyFile = try TemporaryFile(in: configuration.temporaryDirectory)
             } catch {
                 logger.error("cannot create a body file", metadata: ["http.path": context.path, "error": "\(error)"])
-                return .internalError()
+                return .internalError
             }
         } else if let declaredLength {
             context.body.reserveCapacity(declaredLength)
@@ -109,13 +109,13 @@ final class ServerCore: Sendable {
         MHDResponse.make(response) { StreamState(stream: $0, connection: connection, registry: streams) }
     }
 
-    /// Answers on the network thread (errors found before or instead of a handler).
-    private func answer(_ context: RequestContext, with response: Response) -> MHD_Result {
-        queue(prepare(response, connection: context.connection), for: context)
+    /// Answers `failure` on the network thread (found before or instead of a handler).
+    private func answer(_ context: RequestContext, with failure: HTTPFailure) -> MHD_Result {
+        queue(prepare(routes.failures.response(for: failure), connection: context.connection), for: context)
     }
 
     private func queue(_ prepared: MHDResponse?, for context: RequestContext) -> MHD_Result {
-        guard let response = prepared ?? prepare(HTTPError.internalError().response(), connection: context.connection) else {
+        guard let response = prepared ?? prepare(routes.failures.response(for: .internalError), connection: context.connection) else {
             return .NO
         }
         if prepared == nil {
@@ -132,13 +132,11 @@ final class ServerCore: Sendable {
         return response.queue(on: context.connection) ? .YES : .NO
     }
 
-    private var busyError: HTTPError {
-        .serviceUnavailable(code: "SERVER_BUSY", message: "The server is busy; retry shortly.", retryAfterSeconds: 1)
-    }
+    /// The answer when the worker queue is full: a moment's wait usually suffices.
+    private static let busy = HTTPFailure.busy(retryAfterSeconds: 1)
 
-    private var stoppingError: HTTPError {
-        .serviceUnavailable(code: "SHUTTING_DOWN", message: "The server is restarting; retry shortly.", retryAfterSeconds: 5)
-    }
+    /// The answer to requests abandoned at shutdown: a restart takes a few seconds.
+    private static let stopping = HTTPFailure.shuttingDown(retryAfterSeconds: 5)
 
     private static func milliseconds(since start: ContinuousClock.Instant) -> String {
         let elapsed = ContinuousClock.now - start

@@ -1,4 +1,6 @@
 import Foundation
+import Support
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,4 @@
+import Foundation
 extension PostgresConfiguration {
     /// Parses a libpq-style URL: `postgres://user:password@host:port/database?key=value&…`.
     ///

@@ -1,4 +1,5 @@
 import CLibPQ
+import Support
 
 extension PostgresConnection {
     /// Runs `queries` in order in one round trip (libpq pipeline mode) and returns each one's rows.

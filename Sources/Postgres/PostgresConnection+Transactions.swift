@@ -1,4 +1,5 @@
 import CLibPQ
+import Support
 
 extension PostgresConnection {
     /// Runs `body` in a transaction: `BEGIN`, then `COMMIT`, or `ROLLBACK` when `body` throws.

@@ -21,7 +21,7 @@ public enum TestDatabase {
     /// A new, empty database on the shared test server.
     /// - Throws: `PostgresError` explaining why no server could be started or reached.
     public static func configuration() throws -> PostgresConfiguration {
-        let server = try TestServer.shared()
+        let server = try TestCluster.shared()
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
         let connection = try PostgresConnection(configuration: server.configuration, logger: server.logger)
         defer { connection.close() }
@@ -35,12 +35,12 @@ public enum TestDatabase {
     public static func client(maxConnections: Int = 8) throws -> PostgresClient {
         var options = PostgresClient.Options()
         options.maxConnections = maxConnections
-        return PostgresClient(configuration: try configuration(), options: options, logger: TestServer.makeLogger())
+        return PostgresClient(configuration: try configuration(), options: options, logger: TestCluster.makeLogger())
     }
 }
 
 /// The one server of a test process, started on first use.
-final class TestServer: Sendable {
+final class TestCluster: Sendable {
     let configuration: PostgresConfiguration
     let logger: Logger
     /// The cluster started here, or nil when `DATABASE_URL` names the server.
@@ -56,15 +56,15 @@ final class TestServer: Sendable {
 
     /// Starting is serialised by this lock, and its outcome (including a failure) is kept, so every
     /// test reports the same reason instead of each one trying again.
-    private static let instance = Mutex<Result<TestServer, PostgresError>?>(nil)
+    private static let instance = Mutex<Result<TestCluster, PostgresError>?>(nil)
 
-    static func shared() throws -> TestServer {
+    static func shared() throws -> TestCluster {
         try instance.withLock { instance in
             if instance == nil {
                 instance = Result { try start() }.mapError { error in
                     error as? PostgresError ?? PostgresError(code: .clusterUnavailable, message: "\(error)")
                 }
-                atexit { TestServer.tearDown() }
+                atexit { TestCluster.tearDown() }
             }
             return try instance!.get()
         }
@@ -75,16 +75,16 @@ final class TestServer: Sendable {
         return Logger(label: "fieldsync.test-database", level: level)
     }
 
-    private static func start() throws -> TestServer {
+    private static func start() throws -> TestCluster {
         let logger = makeLogger()
         if let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty {
-            return TestServer(configuration: try PostgresConfiguration(url: url), cluster: nil, logger: logger)
+            return TestCluster(configuration: try PostgresConfiguration(url: url), cluster: nil, logger: logger)
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-test-\(UUID().uuidString.prefix(8))")
         let cluster = LocalCluster(directory: directory, logger: logger, durable: false)
         do {
             let configuration = try cluster.start()
-            return TestServer(configuration: configuration.with(database: "postgres"), cluster: cluster, logger: logger)
+            return TestCluster(configuration: configuration.with(database: "postgres"), cluster: cluster, logger: logger)
         } catch {
             try? cluster.stop()
             try? FileManager.default.removeItem(at: directory)

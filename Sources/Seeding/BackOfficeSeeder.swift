@@ -1,5 +1,5 @@
 import Foundation
-import Postgres
+public import Postgres
 
 /// How large a database `fieldsync bench web` measures the back-office on.
 public struct BackOfficeVolume: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import Foundation
-import Postgres
+public import Postgres
 import Storage
 
 /// Bulk data for `fieldsync bench sync`: users and `jobs` records written straight into the

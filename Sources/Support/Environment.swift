@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Read access to environment variables, injectable so configuration can be tested.
 public struct Environment: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// Counts failures per key (a user name, a client address) in a sliding window and

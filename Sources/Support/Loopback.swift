@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Raw TCP connections to this machine, for the benchmarks and tests that speak HTTP to a
 /// FieldSync server over a plain socket.

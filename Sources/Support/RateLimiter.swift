@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A token bucket per key: `burst` requests at once, refilled at `perSecond`.

@@ -43,7 +43,7 @@ extension ErrorCode {
     /// 413: the JSON body exceeds the configured limit (1 MiB by default).
     public static let payloadTooLarge = ErrorCode(rawValue: "PAYLOAD_TOO_LARGE")
     /// 431: the request headers exceed the configured limit (16 KiB by default).
-    public static let requestHeadersTooLarge = ErrorCode(rawValue: "REQUEST_HEADERS_TOO_LARGE")
+    public static let headersTooLarge = ErrorCode(rawValue: "HEADERS_TOO_LARGE")
     /// 400: the body is not JSON, or nests deeper than 64 levels.
     public static let malformedJSON = ErrorCode(rawValue: "MALFORMED_JSON")
     /// 400: the request (or one op, or one field) violates the schema; `details.field` names it.
@@ -56,13 +56,19 @@ extension ErrorCode {
     public static let rateLimited = ErrorCode(rawValue: "RATE_LIMITED")
     /// 404: no such resource.
     public static let notFound = ErrorCode(rawValue: "NOT_FOUND")
-    /// 405: the path exists but not with this method.
+    /// 405: the path exists but not with this method; `Allow` and `details.allow` list the methods it takes.
     public static let methodNotAllowed = ErrorCode(rawValue: "METHOD_NOT_ALLOWED")
+    /// 501: an HTTP method the server does not support at all.
+    public static let notImplemented = ErrorCode(rawValue: "NOT_IMPLEMENTED")
     /// 500: an unexpected server failure; details only in development.
     public static let internalError = ErrorCode(rawValue: "INTERNAL_ERROR")
     /// 503: a transient failure (database unavailable, serialization failure); nothing was stored.
     /// Push results with status `retry` carry this code.
     public static let temporarilyUnavailable = ErrorCode(rawValue: "TEMPORARILY_UNAVAILABLE")
+    /// 503: every request worker is busy and the queue is full; the response carries `Retry-After`.
+    public static let serverBusy = ErrorCode(rawValue: "SERVER_BUSY")
+    /// 503: the server is stopping (a restart) and did not run the request; the response carries `Retry-After`.
+    public static let shuttingDown = ErrorCode(rawValue: "SHUTTING_DOWN")
 }
 
 // MARK: - Push validation (rules 4 and 5)
@@ -157,9 +163,9 @@ extension ErrorCode {
 extension ErrorCode {
     private static let statuses: [ErrorCode: Int] = [
         .unauthenticated: 401, .accountSuspended: 403, .invalidCredentials: 401, .forbidden: 403,
-        .payloadTooLarge: 413, .requestHeadersTooLarge: 431, .malformedJSON: 400, .validationFailed: 400,
+        .payloadTooLarge: 413, .headersTooLarge: 431, .malformedJSON: 400, .validationFailed: 400,
         .upgradeRequired: 426, .maintenance: 503, .rateLimited: 429, .notFound: 404, .methodNotAllowed: 405,
-        .internalError: 500, .temporarilyUnavailable: 503,
+        .notImplemented: 501, .internalError: 500, .temporarilyUnavailable: 503, .serverBusy: 503, .shuttingDown: 503,
         .unknownCollection: 400, .unknownField: 400, .fieldReadOnly: 403, .outOfScope: 403,
         .occurredAtOutOfRange: 422, .schemaUnsupported: 422,
         .dependencyPending: 409, .awaitingPredecessor: 409, .clientSeqRegressed: 409, .predecessorFailed: 409,

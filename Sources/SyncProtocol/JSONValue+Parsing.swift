@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension JSONValue {
     /// Parses JSON text without `JSONDecoder`, or answers nil for text it does not vouch for.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Hand-written readers of the wire types read most often, the counterparts of the
 /// `jsonValue` forms: a push body is read on every push, and every record it touches is read

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Any JSON value, as it travels in payloads, field changes and error details.
 ///

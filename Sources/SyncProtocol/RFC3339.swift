@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// RFC 3339 timestamps as the protocol writes them (`2026-11-03T08:12:00Z`, UTC).
 public enum RFC3339 {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Settings of the back-office, with the defaults a deployment normally keeps.
 ///

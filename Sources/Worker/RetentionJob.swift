@@ -1,12 +1,12 @@
-import Storage
+public import SyncEngine
 
 /// Deletes op results, tombstones, scope exits and old events past their retention windows.
 public struct RetentionJob: Job {
     public let name = "retention"
-    private let store: RetentionStore
-    private let settings: SettingsStore
+    private let store: any RetentionStore
+    private let settings: any SettingsStore
 
-    public init(store: RetentionStore, settings: SettingsStore) {
+    public init(store: any RetentionStore, settings: any SettingsStore) {
         self.store = store
         self.settings = settings
     }

@@ -1,4 +1,4 @@
-import Storage
+public import SyncEngine
 
 /// Deletes upload sessions inactive for longer than the upload-session window, with their spooled chunks.
 public struct UploadSessionJob: Job {

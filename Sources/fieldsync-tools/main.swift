@@ -1,3 +1,4 @@
+import App
 import FieldSyncTools
 import Foundation
 

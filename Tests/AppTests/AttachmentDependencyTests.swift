@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Storage
+import SyncEngine
 import Testing
 
 @Suite("Finalized attachments release the ops that wait for them", .serialized)
@@ -35,7 +36,7 @@ struct AttachmentDependencyTests {
         let file = TestFile(size: 150_000)
         let deferred = try await Self.pushPartUsage(ana, recordId: "pu-1", attId: "att-1", clientSeq: 1)
         #expect(deferred["status"] as? String == "deferred" && deferred["code"] as? String == "DEPENDENCY_PENDING", "\(deferred)")
-        #expect(try AttachmentStore(database: server.database).finalized(among: ["att-1"], deviceId: nil).isEmpty)
+        #expect(try PostgresAttachmentStore(database: server.database).finalized(among: ["att-1"], deviceId: nil).isEmpty)
 
         try await ana.upload("att-1", file, recordId: "pu-1")
         #expect(try Self.opStatus(server, "op-pu-1") == ["applied"])
@@ -68,7 +69,7 @@ struct AttachmentDependencyTests {
         let ana = try server.device()
         try await ana.upload("att-done", TestFile(size: 1000))
         #expect(try await ana.register("att-open", TestFile(size: 1000, seed: 5)).status == 200)
-        let store = AttachmentStore(database: server.database)
+        let store = PostgresAttachmentStore(database: server.database)
         let ids = ["att-done", "att-open", "att-unknown"]
         #expect(try store.finalized(among: ids, deviceId: nil) == ["att-done"])
         #expect(try store.finalized(among: ids, deviceId: ana.deviceId) == ["att-done"])

@@ -1,5 +1,7 @@
 import Foundation
 import Postgres
+import SyncEngine
+import SyncProtocol
 import Testing
 
 @Suite("Attachment downloads: scope, ranges, ETag", .serialized)

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import SyncEngine
 import Testing
 
 @Suite("Upload sessions expire after inactivity", .serialized)

@@ -1,6 +1,8 @@
+import App
 import Foundation
 import Postgres
 import Storage
+import SyncEngine
 import Testing
 
 @Suite("Attachment endpoints refuse hostile input precisely and write nothing", .serialized)
@@ -36,6 +38,16 @@ struct AttachmentHostileInputTests {
         let answer = try await server.device().register("att-1", AttachmentUploadTests.photo, changes: ["totalBytes": 1e30])
         #expect(answer.status == 400 && answer.errorCode == "VALIDATION_FAILED", "\(answer)")
         #expect(try Self.nothingWritten(server))
+    }
+
+    @Test("The largest 64-bit size is refused by its chunk count, not by an overflow that would stop the server")
+    func refusesLargestSize() async throws {
+        let server = try await AttachmentTestServer.start()
+        defer { server.stop() }
+        let answer = try await server.device().register("att-1", AttachmentUploadTests.photo, changes: ["totalBytes": Int64.max])
+        #expect(answer.status == 400 && answer.errorCode == "VALIDATION_FAILED" && answer.details["field"] as? String == "chunkCount", "\(answer)")
+        #expect(try Self.nothingWritten(server))
+        #expect(try await server.device().register("att-2", AttachmentUploadTests.photo).status == 200, "the server still serves")
     }
 
     @Test("Files over maxAttachmentBytes, or over the record's total, are refused with 413")
@@ -147,9 +159,9 @@ struct AttachmentHostileInputTests {
         #expect(try await device.register("att-1", file).status == 200)
         let anonymous = try await server.send("PUT", "/v1/attachments/att-1/chunks/0", body: file.chunks[0], token: "forged")
         #expect(anonymous.status == 401 && anonymous.errorCode == "UNAUTHENTICATED")
-        var settings = try server.application.services.settings.current()
+        var settings = try server.application.core.settings.current()
         settings.maintenanceMode = true
-        try server.application.services.settings.update(settings, by: nil)
+        try server.application.core.settings.update(settings, by: nil)
         let closed = try await device.put("att-1", file, chunk: 0)
         #expect(closed.status == 503 && closed.errorCode == "MAINTENANCE" && closed.headers["retry-after"] != nil, "\(closed)")
         #expect(server.files(in: "uploads").isEmpty)

@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import SyncEngine
 import SyncProtocol
 import Testing
 

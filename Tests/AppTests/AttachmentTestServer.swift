@@ -3,6 +3,7 @@ import AppTesting
 import Foundation
 import Postgres
 import Storage
+import SyncEngine
 import Support
 import SyncProtocol
 
@@ -23,11 +24,11 @@ final class AttachmentTestServer: Sendable {
 
     static func start(adjust: (inout ServerSettings) -> Void = { _ in }) async throws -> AttachmentTestServer {
         let server = try await TestServer.start()
-        var settings = try server.services.settings.current()
+        var settings = try server.core.settings.current()
         settings.deviceRequestsPerSecond = 10_000
         settings.deviceRequestBurst = 10_000
         adjust(&settings)
-        try server.services.settings.update(settings, by: nil)
+        try server.core.settings.update(settings, by: nil)
         var options = PostgresClient.Options()
         options.maxConnections = 2
         let database = PostgresClient(configuration: server.database, options: options, logger: Logger(label: "test", level: .warning))
@@ -48,7 +49,7 @@ final class AttachmentTestServer: Sendable {
 
     /// Another device of an existing user.
     func device(of user: UserAccount, deviceId: String = "dev-\(UUID().uuidString.prefix(8))") throws -> TestDevice {
-        let token = try application.services.accounts.issueToken(
+        let token = try application.core.accounts.issueToken(
             userId: user.id, deviceId: deviceId, platform: "test", appVersion: "2.3.0", lifetime: 3600
         ).token
         return TestDevice(server: self, user: user, deviceId: deviceId, token: token)

@@ -1,6 +1,9 @@
+import App
 import AppTesting
 import Foundation
 import Postgres
+import Storage
+import SyncEngine
 import SyncProtocol
 import Testing
 
@@ -32,7 +35,7 @@ struct AuthTests {
         let expiresAt = try #require(RFC3339.date(from: token.expiresAt))
         #expect(abs(expiresAt.timeIntervalSinceNow - 90 * 86_400) < 300, "the default token lifetime is 90 days")
         #expect(try await server.client.get("/v1/config", token: token.token).status == 200)
-        let stored = try server.services.database.withConnection { connection in
+        let stored = try server.core.database.withConnection { connection in
             try connection.query("SELECT row_to_json(t)::text AS row FROM device_tokens t").map { try $0.decode("row", as: String.self) }
         }
         #expect(stored.count == 1)
@@ -162,12 +165,12 @@ struct AuthTests {
         let server = try await TestServer.start()
         defer { server.stop() }
         let (user, password) = try server.makeUser()
-        try server.services.accounts.setSuspended(username: user.username, true)
+        try server.core.accounts.setSuspended(username: user.username, true)
 
         let response = try await server.client.post("/v1/auth/token", json: Self.tokenRequest(user.username, password))
 
         #expect(response.status == 403)
         #expect(response.errorCode == "ACCOUNT_SUSPENDED")
-        #expect(try server.services.accounts.listTokens(userId: user.id).isEmpty)
+        #expect(try server.core.accounts.listTokens(userId: user.id).isEmpty)
     }
 }

@@ -2,6 +2,8 @@ import App
 import AppTesting
 import Foundation
 import PostgresTesting
+import Storage
+import SyncEngine
 import SyncProtocol
 import Testing
 
@@ -60,7 +62,7 @@ struct CommandLineTests {
             #expect(output.status == 1, "\(output)")
             #expect(output.standardError.contains(message), "\(output)")
         }
-        #expect(try server.services.accounts.listUsers().map(\.username) == ["admin"])
+        #expect(try server.core.accounts.listUsers().map(\.username) == ["admin"])
     }
 
     @Test("user suspend and reactivate from another process reach a running server's cached device")

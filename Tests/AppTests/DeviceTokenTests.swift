@@ -2,7 +2,9 @@ import App
 import AppTesting
 import Foundation
 import PostgresTesting
+import Storage
 import Support
+import SyncEngine
 import Testing
 
 /// Bearer authentication of device calls, revocation and suspension, over HTTP.
@@ -43,7 +45,7 @@ struct DeviceTokenTests {
         let server = try await TestServer.start()
         defer { server.stop() }
         let (user, _) = try server.makeUser()
-        let expired = try server.services.accounts.issueToken(
+        let expired = try server.core.accounts.issueToken(
             userId: user.id, deviceId: "dev-old", platform: "ios", appVersion: "2.3.0", lifetime: -60)
 
         let response = try await server.client.get("/v1/config", token: expired.token)
@@ -103,11 +105,11 @@ struct DeviceTokenTests {
         let cachedAt = ContinuousClock.now
         #expect(try await server.client.get("/v1/config", token: token).status == 200)
 
-        try server.services.accounts.setSuspended(username: user.username, true)
+        try server.core.accounts.setSuspended(username: user.username, true)
 
         let answer = try await Self.status(403, of: server.client, token: token, before: cachedAt + .seconds(15))
         #expect(answer?.errorCode == "ACCOUNT_SUSPENDED", "no 403 before the cached grant expired")
-        try server.services.accounts.setSuspended(username: user.username, false)
+        try server.core.accounts.setSuspended(username: user.username, false)
         #expect(try await Self.status(200, of: server.client, token: token, before: .now + .seconds(5)) != nil)
     }
 

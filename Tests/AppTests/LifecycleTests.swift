@@ -1,11 +1,14 @@
+import App
 import AppTesting
 import Foundation
 import HTTP
 import Postgres
 import PostgresTesting
+import Storage
 import Support
-import SyncProtocol
+import SyncEngine
 import Synchronization
+import SyncProtocol
 import Testing
 
 /// Start-up (first admin) and graceful shutdown of the whole application.
@@ -14,7 +17,7 @@ struct LifecycleTests {
     @Test("The first start creates admin once; a restart on the same database creates no other")
     func firstAdminOnce() async throws {
         let first = try await TestServer.start()
-        let users = try first.services.accounts.listUsers()
+        let users = try first.core.accounts.listUsers()
         #expect(users.map(\.username) == ["admin"])
         #expect(users.first?.role == .admin)
         #expect(try await first.login(username: "admin", password: TestServer.adminPassword).isEmpty == false)
@@ -23,7 +26,7 @@ struct LifecycleTests {
         let second = try await TestServer.start(database: first.database) { $0.adminPassword = "another-admin-password" }
         defer { second.stop() }
 
-        #expect(try second.services.accounts.listUsers().map(\.username) == ["admin"])
+        #expect(try second.core.accounts.listUsers().map(\.username) == ["admin"])
         #expect(try await second.login(username: "admin", password: TestServer.adminPassword).isEmpty == false)
         let refused = try await second.client.post(
             "/v1/auth/token", json: TokenRequest(username: "admin", password: "another-admin-password", deviceId: "d1"))

@@ -1,9 +1,11 @@
+import App
 import AppTesting
 import Foundation
 import HTTP
 import Storage
 import Support
 import SyncAPI
+import SyncEngine
 import SyncProtocol
 import Testing
 
@@ -39,7 +41,7 @@ struct LiveEventsFanOutTests {
         let stalled = try EventStreamConnection(
             port: server.application.port, headers: ["Authorization": "Bearer \(token)"], receiveBufferBytes: 1024)
         let fast = try await server.openFeed(token: token)
-        try await waitUntil { server.services.events.subscriberCount == 2 }
+        try await waitUntil { server.liveFeed.hub.subscriberCount == 2 }
 
         // Each batch must reach the fast client within the read timeout even while the stalled
         // one is full: a stalled client that held up delivery would make this throw.
@@ -49,7 +51,7 @@ struct LiveEventsFanOutTests {
             #expect(events.map(\.subject) == subjects, "every event, in order")
         }
 
-        #expect(server.services.events.subscriberCount == 1, "the stalled client was dropped")
+        #expect(server.liveFeed.hub.subscriberCount == 1, "the stalled client was dropped")
         #expect(try await stalled.open() == 200)
         #expect(try await stalled.waitForEnd(), "reading again, the stalled client finds its stream ended (it resumes with Last-Event-ID)")
     }
@@ -93,11 +95,11 @@ private final class BackOfficeFeedServer: Sendable {
     let http: HTTPServer
 
     init(_ server: TestServer) throws {
-        let services = server.services
-        let events = LiveEventsController(authenticator: services.authenticator, principals: services.principals, hub: services.events)
+        let core = server.core
+        let events = LiveEventsController(authenticator: core.authenticator, principals: core.principals, hub: server.liveFeed.hub)
         let router = Router()
         router.add(.GET, "/admin/events") { request in
-            guard let user = try services.accounts.user(id: request.headers["X-Test-User"] ?? "") else { throw HTTPError.unauthenticated() }
+            guard let user = try core.accounts.user(id: request.headers["X-Test-User"] ?? "") else { throw APIError.unauthenticated() }
             return try events.backOfficeFeed(for: user, request: request) { true }
         }
         http = HTTPServer(configuration: .init(port: 0), router: router, logger: Logger(label: "test", level: .warning))

@@ -1,5 +1,9 @@
+import App
 import AppTesting
 import Foundation
+import Storage
+import SyncAPI
+import SyncEngine
 import Testing
 
 /// An open live feed lasts only as long as the credential it was opened with.
@@ -16,9 +20,9 @@ struct LiveEventsRevocationTests {
         let benFeed = try await server.openFeed(token: benToken)
         let cleoFeed = try await server.openFeed(token: cleoToken)
 
-        #expect(try server.services.accounts.revoke(token: anaToken))
+        #expect(try server.core.accounts.revoke(token: anaToken))
         #expect(try await anaFeed.waitForEnd())
-        _ = try server.services.accounts.setSuspended(username: ben.username, true)
+        _ = try server.core.accounts.setSuspended(username: ben.username, true)
         #expect(try await benFeed.waitForEnd())
 
         let job = try server.createJobs(1, as: cleo)[0]

@@ -1,3 +1,4 @@
+import App
 import AppTesting
 import Foundation
 import Postgres
@@ -8,6 +9,9 @@ import SyncProtocol
 
 /// Making events and opening feeds in live-event tests.
 extension TestServer {
+    /// The running server's live feed.
+    var liveFeed: LiveFeedFeature { application.feature(LiveFeedFeature.self)! }
+
     /// Creates `count` jobs as `user` through the push service, in batches of up to 50 ops
     /// (one transaction each): one `record.changed` per job, for the user's and its team's keys.
     /// - Returns: the jobs' record ids, in commit order.
@@ -24,7 +28,7 @@ extension TestServer {
                     opId: "op-\(id)", clientSeq: clientSeq, collection: "jobs", recordId: id, type: .create,
                     occurredAt: RFC3339.string(from: Date()), fields: ["title": FieldChange(new: .string("Job \(id)"))])
             }
-            let outcome = try services.pushes.push(PushRequest(deviceId: device, schemaVersion: services.schema.version, ops: ops), by: principal)
+            let outcome = try core.pushes.push(PushRequest(deviceId: device, schemaVersion: core.schema.version, ops: ops), by: principal)
             guard outcome.results.allSatisfy({ $0.status == .applied }) else { throw TestServerError("jobs not applied: \(outcome.results)") }
         }
         return ids
@@ -47,23 +51,23 @@ extension TestServer {
         let padding = JSONValue.string(String(repeating: "x", count: 64 << 10))
         let events = subjects.map { subject in
             PendingEvent(
-                type: "record.changed", data: ["collection": "jobs", "recordId": .string(subject), "padding": padding],
-                audience: ["user:\(user.id)"])
+                type: .recordChanged, data: ["collection": "jobs", "recordId": .string(subject), "padding": padding],
+                audience: [.user(user.id)])
         }
-        try services.database.withTransaction { try EventOutbox.append(events, on: $0) }
+        try core.database.withTransaction { try EventOutbox.append(events, on: $0) }
         return subjects
     }
 
     /// Backdates every event with an id above `id` by ten minutes: out of the replay window.
     func ageEvents(after id: Int64) throws {
-        try services.database.withConnection { connection in
+        try core.database.withConnection { connection in
             try connection.execute("UPDATE events SET created_at = now() - interval '10 minutes' WHERE id > \(id)")
         }
     }
 
     /// Deletes events up to `id`, as the retention job deletes old rows.
     func deleteEvents(through id: Int64) throws {
-        try services.database.withConnection { connection in
+        try core.database.withConnection { connection in
             try connection.execute("DELETE FROM events WHERE id <= \(id)")
         }
     }

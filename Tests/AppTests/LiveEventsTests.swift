@@ -1,5 +1,7 @@
+import App
 import AppTesting
 import Foundation
+import SyncAPI
 import SyncProtocol
 import Testing
 

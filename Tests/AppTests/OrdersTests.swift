@@ -2,6 +2,7 @@ import AppTesting
 import Foundation
 import Postgres
 import Support
+import SyncEngine
 import SyncProtocol
 import Testing
 

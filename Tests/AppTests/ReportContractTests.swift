@@ -1,6 +1,7 @@
 import AppTesting
 import Foundation
 import Postgres
+import SyncEngine
 import SyncProtocol
 import Testing
 
@@ -164,6 +165,22 @@ struct ReportContractTests {
         #expect(anonymous.status == 401)
         #expect(maintenance.status == 503 && maintenance.header("Retry-After") != nil)
         #expect(upgrade.status == 426)
+        #expect(try server.scalar("SELECT count(*) FROM records WHERE collection = 'reports'") == 0)
+    }
+
+    @Test("A device whose ops already hold the largest clientSeq gets 400 VALIDATION_FAILED for a report, and the server keeps serving")
+    func clientSeqSpaceUsedUp() async throws {
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
+        let ana = try await server.device(.field)
+        let held = try await ana.send([ana.op(.create, "jobs", "job-1", ["title": "t"], seq: .max)])
+        #expect(held.status == 200, "held until its predecessors arrive")
+
+        let response = try await ana.sendReports([SyncDevice.report("local-1")])
+
+        #expect(response.status == 400)
+        #expect(response.errorCode == "VALIDATION_FAILED")
+        #expect(try await ana.pullResponse().status == 200)
         #expect(try server.scalar("SELECT count(*) FROM records WHERE collection = 'reports'") == 0)
     }
 }

@@ -1,6 +1,8 @@
+import App
 import AppTesting
 import Foundation
 import SyncAPI
+import SyncEngine
 import SyncProtocol
 import Testing
 
@@ -165,7 +167,7 @@ struct SyncPullTests {
         defer { server.finish() }
         let ana = try await server.device()
         try await ana.push1(ana.create("jobs", "job-1", ["title": "t"]))
-        let codec = server.services.cursors
+        let codec = server.application.feature(SyncFeature.self)!.cursors
         let old = codec.encode(PullCursor(position: 0, initialSyncStart: nil, issuedAt: Date().addingTimeInterval(-31 * 86_400)))
         let recent = codec.encode(PullCursor(position: 0, initialSyncStart: nil, issuedAt: Date().addingTimeInterval(-29 * 86_400)))
 

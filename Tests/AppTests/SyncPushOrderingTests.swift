@@ -1,5 +1,6 @@
 import AppTesting
 import Foundation
+import Postgres
 import SyncProtocol
 import Testing
 

@@ -1,5 +1,7 @@
+import App
 import AppTesting
 import Foundation
+import Postgres
 import SyncProtocol
 import Testing
 
@@ -162,7 +164,7 @@ struct SyncPushRecordStateTests {
         defer { server.finish() }
         let ana = try await server.device()
         // A real PostgreSQL error for one record: a trigger refusing it.
-        try server.services.database.withConnection { connection in
+        try server.core.database.withConnection { connection in
             try connection.executeScript(
                 """
                 CREATE FUNCTION refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -184,7 +186,7 @@ struct SyncPushRecordStateTests {
         #expect(try server.storedRecord("jobs", "job-1") != nil && server.storedRecord("jobs", "job-3") == nil)
         #expect(try server.scalar("SELECT count(*) FROM op_log WHERE op_id = \(ops[1].opId)") == 0)
 
-        try server.services.database.withConnection { try $0.executeScript("DROP TRIGGER refuse_boom ON records") }
+        try server.core.database.withConnection { try $0.executeScript("DROP TRIGGER refuse_boom ON records") }
         let retried = try await ana.push(ops)
         #expect(retried.map(\.status) == [.applied, .applied, .applied])
         #expect(retried[0].replayed == true && retried[0].serverSeq == results[0].serverSeq)

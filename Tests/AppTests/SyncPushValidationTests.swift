@@ -1,5 +1,7 @@
 import AppTesting
 import Foundation
+import Postgres
+import SyncEngine
 import SyncProtocol
 import Testing
 

@@ -1,7 +1,9 @@
 import AppTesting
 import Foundation
-import SyncProtocol
+import Postgres
+import SyncEngine
 import Synchronization
+import SyncProtocol
 import Testing
 
 /// Concurrent pushers against concurrent pagers (ARCHITECTURE.md "Correctness spine",

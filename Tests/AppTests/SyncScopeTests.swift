@@ -1,5 +1,6 @@
 import AppTesting
 import Foundation
+import SyncEngine
 import SyncProtocol
 import Testing
 

@@ -1,9 +1,11 @@
+import App
 import AppTesting
 import Foundation
 import Postgres
 import Storage
-import SyncProtocol
+import SyncEngine
 import Synchronization
+import SyncProtocol
 
 /// Field values of an op or a payload: name to value.
 typealias Values = [String: JSONValue]
@@ -215,7 +217,7 @@ extension TestServer {
 
     /// One integer from SQL on the application's own pool.
     func scalar(_ query: PostgresQuery) throws -> Int64 {
-        try services.database.withConnection { try $0.query(query)[0].decode(0, as: Int64?.self) ?? 0 }
+        try core.database.withConnection { try $0.query(query)[0].decode(0, as: Int64?.self) ?? 0 }
     }
 
     /// Row counts of the sync tables and the sequence counter: equal before and after a call
@@ -231,7 +233,7 @@ extension TestServer {
 
     /// A record row as stored: payload, latest change, tombstone and conflict flag.
     func storedRecord(_ collection: String, _ recordId: String) throws -> StoredRow? {
-        try services.database.withConnection { connection in
+        try core.database.withConnection { connection in
             let rows = try connection.query(
                 """
                 SELECT payload::text, server_seq, deleted_seq, conflict_id FROM records
@@ -246,9 +248,9 @@ extension TestServer {
 
     /// Changes the server settings the sync gate reads (effective at once in this process).
     func updateSettings(_ change: (inout ServerSettings) -> Void) throws {
-        var settings = try services.settings.current()
+        var settings = try core.settings.current()
         change(&settings)
-        _ = try services.settings.update(settings, by: nil)
+        _ = try core.settings.update(settings, by: nil)
     }
 }
 

@@ -1,6 +1,8 @@
+import App
 import AppTesting
 import Foundation
 import Postgres
+import SyncEngine
 import SyncProtocol
 import Testing
 
@@ -9,7 +11,7 @@ import Testing
 struct SyncVisitTests {
     /// The outbox as `type/kind` (kind only for `device.synced`) with each row's transaction id.
     private func outbox(_ server: TestServer) throws -> [(event: String, transaction: String)] {
-        try server.services.database.withConnection { connection in
+        try server.core.database.withConnection { connection in
             try connection.query("SELECT type || coalesce('/' || (data->>'kind'), ''), xmin::text FROM events ORDER BY id").map {
                 (try $0.decode(0, as: String.self), try $0.decode(1, as: String.self))
             }
@@ -18,7 +20,7 @@ struct SyncVisitTests {
 
     /// The device row's bookkeeping: user, app version, whether it has a sync time, high-water mark.
     private func deviceRow(_ device: SyncDevice) throws -> [String] {
-        try device.server.services.database.withConnection { connection in
+        try device.server.core.database.withConnection { connection in
             let row = try connection.query("""
                 SELECT user_id, app_version, (last_sync_at IS NOT NULL)::text, received_through::text, xmin::text
                 FROM devices WHERE device_id = \(device.deviceId)

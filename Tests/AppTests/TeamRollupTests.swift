@@ -1,5 +1,7 @@
+import App
 import Foundation
 import Storage
+import SyncEngine
 import SyncProtocol
 import Testing
 

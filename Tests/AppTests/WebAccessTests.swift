@@ -1,5 +1,7 @@
+import App
 import Foundation
 import Storage
+import SyncEngine
 import SyncProtocol
 import Testing
 
@@ -54,7 +56,7 @@ struct WebAccessTests {
         #expect(try browser.get("/admin/devices?show=all").location == "/login?next=/admin/devices%3Fshow%3Dall")
         let post = try browser.post("/admin/settings", [("maxOpsPerPush", "10")])
         #expect(post.status == 303 && post.location == "/login")
-        #expect(try server.app.services.settings.current().maxOpsPerPush == 50)
+        #expect(try server.app.core.settings.current().maxOpsPerPush == 50)
     }
 
     @Test("Forms a role may not use are refused even with a valid token, and nothing changes")
@@ -63,8 +65,8 @@ struct WebAccessTests {
         defer { server.stop() }
         let field = try server.createUser("ana", role: .field)
         try server.createUser("dina", role: .dispatcher)
-        let issued = try server.app.services.accounts.issueToken(userId: field.id, deviceId: "dev-1", platform: nil, appVersion: nil, lifetime: 3600)
-        let tokenId = try #require(try server.app.services.accounts.listTokens().first?.tokenId)
+        let issued = try server.app.core.accounts.issueToken(userId: field.id, deviceId: "dev-1", platform: nil, appVersion: nil, lifetime: 3600)
+        let tokenId = try #require(try server.app.core.accounts.listTokens().first?.tokenId)
         let dispatcher = try server.signedIn(as: "dina")
         let attempts: [(String, [(String, String)])] = [
             ("/admin/users", [("username", "mallory"), ("role", "admin"), ("password", "long-enough-1")]),
@@ -76,11 +78,11 @@ struct WebAccessTests {
         for (path, fields) in attempts {
             #expect(try dispatcher.submit(path, from: "/admin", fields).status == 403, "\(path)")
         }
-        #expect(try server.app.services.accounts.countUsers() == 3)
-        #expect(try server.app.services.settings.current() == ServerSettings())
-        #expect(try server.app.services.accounts.user(id: field.id)?.suspended == false)
-        #expect(try server.app.services.accounts.grant(token: issued.token) != nil)
-        #expect(try server.app.services.login.login(username: "ana", password: WebTestServer.password, address: "test").id == field.id)
+        #expect(try server.app.core.accounts.countUsers() == 3)
+        #expect(try server.app.core.settings.current() == ServerSettings())
+        #expect(try server.app.core.accounts.user(id: field.id)?.suspended == false)
+        #expect(try server.app.core.accounts.grant(token: issued.token) != nil)
+        #expect(try server.app.feature(AccountsFeature.self)!.login.login(username: "ana", password: WebTestServer.password, address: "test").id == field.id)
     }
 
     @Test("Unknown back-office paths get the HTML 404 page; device paths keep their JSON errors")

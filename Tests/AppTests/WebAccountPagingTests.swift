@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import SyncEngine
 import SyncProtocol
 import Testing
 

@@ -1,6 +1,8 @@
+import App
 import Foundation
 import Postgres
 import Storage
+import SyncEngine
 import SyncProtocol
 import Testing
 
@@ -49,7 +51,7 @@ struct WebDashboardTests {
                     """)
             }
         }
-        _ = try server.app.services.accounts.issueToken(userId: ana.id, deviceId: "d-1", platform: nil, appVersion: nil, lifetime: 3600)
+        _ = try server.app.core.accounts.issueToken(userId: ana.id, deviceId: "d-1", platform: nil, appVersion: nil, lifetime: 3600)
     }
 
     @Test("Administrators see counts for the whole server")

@@ -1,4 +1,6 @@
+import App
 import Foundation
+import SyncAPI
 import SyncProtocol
 import Testing
 

@@ -1,4 +1,6 @@
+import App
 import Foundation
+import Postgres
 import SyncProtocol
 import Testing
 

@@ -1,6 +1,8 @@
+import App
 import Foundation
 import Postgres
 import Storage
+import SyncEngine
 import SyncProtocol
 import Testing
 
@@ -82,7 +84,7 @@ struct WebSessionTests {
         defer { server.stop() }
         try server.createUser("ana", role: .field)
         try server.createUser("dina", role: .dispatcher)
-        try server.app.services.accounts.setSuspended(username: "dina", true)
+        try server.app.core.accounts.setSuspended(username: "dina", true)
         let cases: [(String, String, Int, String)] = [
             ("ana", WebTestServer.password, 403, "Field accounts sign in on the FieldSync app."),
             ("dina", WebTestServer.password, 403, "This account is suspended."),

@@ -1,6 +1,8 @@
+import App
 import Foundation
 import Postgres
 import Storage
+import SyncEngine
 import Testing
 
 @Suite("Settings page, over HTTP")
@@ -24,9 +26,9 @@ struct WebSettingsTests {
         let response = try admin.submit(
             "/admin/settings", from: "/admin/settings", Self.form(["minSupportedAppVersion": "2.3.0", "maxOpsPerPush": "40"]))
         #expect(response.status == 303 && response.location == "/admin/settings?notice=saved")
-        let current = try server.app.services.settings.current()
+        let current = try server.app.core.settings.current()
         #expect(current.minSupportedAppVersion == "2.3.0" && current.maxOpsPerPush == 40)
-        let audit = try server.app.services.settings.auditTrail()
+        let audit = try server.app.core.settings.auditTrail()
         #expect(audit.map(\.key).sorted() == ["maxOpsPerPush", "minSupportedAppVersion"])
         #expect(audit.allSatisfy { $0.username == "admin" })
         #expect(audit.first { $0.key == "maxOpsPerPush" }.map { [$0.old, $0.new] } == ["50", "40"])
@@ -61,7 +63,7 @@ struct WebSettingsTests {
         #expect(response.body.contains("Enter a version such as 2.3.0."))
         #expect(response.body.contains(#"name="tombstoneRetentionDays" value="10""#))
         #expect(response.body.contains(#"name="maxOpsPerPush" value="45""#))
-        #expect(try server.app.services.settings.current() == ServerSettings())
+        #expect(try server.app.core.settings.current() == ServerSettings())
         #expect(try server.integer("SELECT count(*) FROM settings_audit") == 0)
         #expect(try server.integer("SELECT count(*) FROM events") == 0)
     }
@@ -73,7 +75,7 @@ struct WebSettingsTests {
         let admin = try server.signedIn()
         #expect(try admin.post("/admin/settings", Self.form(["maintenanceMode": "on"])).status == 403)
         #expect(try admin.post("/admin/settings", Self.form(["maintenanceMode": "on"]) + [("_csrf", "AAAA")]).status == 403)
-        #expect(try server.app.services.settings.current().maintenanceMode == false)
+        #expect(try server.app.core.settings.current().maintenanceMode == false)
         #expect(try server.integer("SELECT count(*) FROM settings_audit") == 0)
     }
 
@@ -86,12 +88,12 @@ struct WebSettingsTests {
         #expect(page.contains("cannot reach the server until the app is updated"))
         let unconfirmed = try admin.submit("/admin/settings", from: "/admin/settings", Self.form(["hardMinimumAppVersion": "1.9.0"]))
         #expect(unconfirmed.status == 422 && unconfirmed.body.contains("Tick this box to confirm that devices below 1.9.0 stop syncing."))
-        #expect(try server.app.services.settings.current().hardMinimumAppVersion == nil)
+        #expect(try server.app.core.settings.current().hardMinimumAppVersion == nil)
         let confirmed = try admin.submit(
             "/admin/settings", from: "/admin/settings",
             Self.form(["hardMinimumAppVersion": "1.9.0", "acknowledgeHardMinimum": "on", "maintenanceMode": "on"]))
         #expect(confirmed.status == 303)
-        #expect(try server.app.services.settings.current().hardMinimumAppVersion == "1.9.0")
+        #expect(try server.app.core.settings.current().hardMinimumAppVersion == "1.9.0")
         let dashboard = try admin.get("/admin").body
         #expect(dashboard.contains("Apps below 1.9.0 are refused."))
         #expect(dashboard.contains("Maintenance mode is on."))

@@ -1,5 +1,7 @@
 import Foundation
+import Postgres
 import Storage
+import SyncEngine
 import SyncProtocol
 import Testing
 

@@ -1,5 +1,8 @@
+import App
 import Foundation
+import Postgres
 import Storage
+import SyncEngine
 import SyncProtocol
 import Testing
 

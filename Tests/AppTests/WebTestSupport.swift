@@ -1,13 +1,16 @@
 import App
 import AppTesting
+import Cryptography
 import Foundation
 import Postgres
 import PostgresTesting
 import Storage
 import Support
-import SyncProtocol
+import SyncEngine
 import Synchronization
+import SyncProtocol
 import Testing
+import WebUI
 
 // A small harness for the back-office tests: the real application on a fresh database,
 // and a browser that speaks HTTP over a socket and keeps cookies.
@@ -55,13 +58,13 @@ final class WebTestServer: Sendable {
         app.shutdown(timeout: .seconds(2))
     }
 
-    var database: PostgresClient { app.services.database }
+    var database: PostgresClient { app.core.database }
 
     /// Creates an account with `password` directly in the store.
     @discardableResult
     func createUser(_ username: String, role: Role, team: String? = nil) throws -> UserAccount {
-        try app.services.accounts.createUser(
-            username: username, role: role, teamId: team, passwordHash: try app.services.passwords.hash(Self.password))
+        try app.core.accounts.createUser(
+            username: username, role: role, teamId: team, passwordHash: try app.core.passwords.hash(Self.password))
     }
 
     /// A browser signed in as `username` (the admin when nil).

@@ -1,5 +1,7 @@
+import App
 import Foundation
 import Storage
+import SyncEngine
 import SyncProtocol
 import Testing
 
@@ -39,7 +41,7 @@ struct WebUsersTests {
         #expect(response.body.contains(#"value="&quot;&gt;&lt;script&gt;x()&lt;/script&gt;""#))
         #expect(response.body.contains(#"value="north""#), "the other fields keep their input")
         #expect(!response.body.contains("<script>x()"))
-        #expect(try server.app.services.accounts.countUsers() == 1)
+        #expect(try server.app.core.accounts.countUsers() == 1)
         let short = try admin.submit("/admin/users", from: "/admin/users", [("username", "ok"), ("role", "field"), ("password", "short")])
         #expect(short.status == 422 && short.body.contains("Use at least 10 characters."))
         let taken = try admin.submit("/admin/users", from: "/admin/users", [("username", "ADMIN"), ("role", "field"), ("password", "long-enough-1")])
@@ -58,7 +60,7 @@ struct WebUsersTests {
             #expect(response.status == 403)
             #expect(response.body.contains("nothing was changed"))
         }
-        #expect(try server.app.services.accounts.countUsers() == 1)
+        #expect(try server.app.core.accounts.countUsers() == 1)
     }
 
     @Test("Resetting a password signs the user out and replaces the old password")
@@ -89,13 +91,13 @@ struct WebUsersTests {
         #expect(confirm.status == 200)
         #expect(confirm.body.contains("Suspend dina?"))
         #expect(confirm.body.contains(#"<form method="post" action="\#(page)/suspend""#))
-        #expect(try server.app.services.accounts.user(id: dina.id)?.suspended == false, "showing the question changes nothing")
+        #expect(try server.app.core.accounts.user(id: dina.id)?.suspended == false, "showing the question changes nothing")
         #expect(try admin.submit(page + "/suspend", from: page + "/suspend").location == page + "?notice=suspended")
-        #expect(try server.app.services.accounts.user(id: dina.id)?.suspended == true)
+        #expect(try server.app.core.accounts.user(id: dina.id)?.suspended == true)
         #expect(try admin.get(page).body.contains("Reactivate dina"))
         #expect(try Browser(port: server.app.port).signIn("dina", password: WebTestServer.password).status == 403)
         #expect(try admin.submit(page + "/reactivate", from: page).location == page + "?notice=reactivated")
-        #expect(try server.app.services.accounts.user(id: dina.id)?.suspended == false)
+        #expect(try server.app.core.accounts.user(id: dina.id)?.suspended == false)
         #expect(try Browser(port: server.app.port).signIn("dina", password: WebTestServer.password).status == 303)
     }
 
@@ -104,11 +106,11 @@ struct WebUsersTests {
         let server = try WebTestServer()
         defer { server.stop() }
         let admin = try server.signedIn()
-        let me = try #require(try server.app.services.accounts.listUsers().first)
+        let me = try #require(try server.app.core.accounts.listUsers().first)
         let page = "/admin/users/\(me.id)"
         let response = try admin.submit(page + "/suspend", from: page)
         #expect(response.status == 409 && response.body.contains("You cannot suspend your own account."))
-        #expect(try server.app.services.accounts.user(id: me.id)?.suspended == false)
+        #expect(try server.app.core.accounts.user(id: me.id)?.suspended == false)
     }
 
     @Test("Device tokens are listed and revoked after confirmation; the device is then refused")
@@ -116,20 +118,20 @@ struct WebUsersTests {
         let server = try WebTestServer()
         defer { server.stop() }
         let ana = try server.createUser("ana", role: .field)
-        let issued = try server.app.services.accounts.issueToken(
+        let issued = try server.app.core.accounts.issueToken(
             userId: ana.id, deviceId: "dev-4471", platform: "ios", appVersion: "2.3.0", lifetime: 86_400)
         let admin = try server.signedIn()
         let list = try admin.get("/admin/devices")
         #expect(list.body.contains("dev-4471") && list.body.contains("2.3.0"))
         #expect(try admin.get("/admin/users/\(ana.id)").body.contains("dev-4471"))
-        let tokenId = try #require(try server.app.services.accounts.listTokens().first?.tokenId)
+        let tokenId = try #require(try server.app.core.accounts.listTokens().first?.tokenId)
         let confirmPath = "/admin/devices/\(tokenId)/revoke?return=/admin/users/\(ana.id)"
         let confirm = try admin.get(confirmPath)
         #expect(confirm.body.contains("Sign out device dev-4471?"))
-        #expect(try server.app.services.accounts.grant(token: issued.token) != nil)
+        #expect(try server.app.core.accounts.grant(token: issued.token) != nil)
         let revoked = try admin.submit("/admin/devices/\(tokenId)/revoke", from: confirmPath, [("return", "/admin/users/\(ana.id)")])
         #expect(revoked.location == "/admin/users/\(ana.id)?notice=revoked")
-        #expect(try server.app.services.accounts.grant(token: issued.token) == nil)
+        #expect(try server.app.core.accounts.grant(token: issued.token) == nil)
         #expect(!(try admin.get("/admin/devices").body.contains("dev-4471")))
         #expect(try admin.get("/admin/devices?show=all").body.contains("Signed out"))
         let offsite = try admin.submit("/admin/devices/\(tokenId)/revoke", from: "/admin/devices", [("return", "//evil.example")])

@@ -3,6 +3,7 @@ import Foundation
 import SQLite
 import SyncProtocol
 import Testing
+import SyncEngine
 
 /// A device that was away too long downloads everything again without touching its queue;
 /// synced copies expire locally, unsynced work never does.

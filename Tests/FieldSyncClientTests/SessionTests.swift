@@ -3,6 +3,7 @@ import FieldSyncClient
 import Foundation
 import SyncProtocol
 import Testing
+import SyncEngine
 
 /// Sign-in, an ended session, and sign-out that never loses work silently.
 @Suite("Sessions and sign-out")

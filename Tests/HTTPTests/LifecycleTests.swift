@@ -8,7 +8,7 @@ import Testing
 struct LifecycleTests {
     @Test("reports a taken port clearly")
     func portInUse() throws {
-        let first = try TestServer { _ in }
+        let first = try LoopbackServer { _ in }
         defer { first.stop() }
         let second = HTTPServer(configuration: .init(port: first.port), router: Router(), logger: Logger(label: "test", sink: .capturing()))
         #expect {
@@ -22,8 +22,9 @@ struct LifecycleTests {
     func runUntilCancelled() async throws {
         let router = Router()
         router.add(.GET, "/ping") { _ in .text("pong") }
-        let server = HTTPServer(configuration: .init(port: 0), router: router, logger: Logger(label: "test", sink: .capturing()))
-        let serving = Task { try await server.run(shutdownTimeout: .seconds(1)) }
+        let server = HTTPServer(
+            configuration: .init(port: 0, shutdownTimeout: .seconds(1)), router: router, logger: Logger(label: "test", sink: .capturing()))
+        let serving = Task { try await server.run() }
         // Other tests block cooperative threads, so the serving task may start late.
         for _ in 0..<3000 where server.port == 0 {
             try await Task.sleep(for: .milliseconds(10))
@@ -39,7 +40,7 @@ struct LifecycleTests {
     @Test("finishes an in-flight request during graceful shutdown and turns new connections away")
     func gracefulShutdown() throws {
         let started = DispatchSemaphore(value: 0)
-        let test = try TestServer { router in
+        let test = try LoopbackServer { router in
             router.add(.GET, "/slow") { _ in
                 started.signal()
                 Thread.sleep(forTimeInterval: 1)
@@ -72,7 +73,7 @@ struct LifecycleTests {
     @Test("answers 503 to a handler still running when the shutdown timeout expires")
     func shutdownTimeout() throws {
         let started = DispatchSemaphore(value: 0)
-        let test = try TestServer { router in
+        let test = try LoopbackServer { router in
             router.add(.GET, "/stuck") { _ in
                 started.signal()
                 Thread.sleep(forTimeInterval: 3)
@@ -95,7 +96,7 @@ struct LifecycleTests {
     func slowRequestDoesNotStallOthers() throws {
         let slowStarted = DispatchSemaphore(value: 0)
         // One network thread: the strongest case, every connection shares its poll loop.
-        let test = try TestServer(configure: { $0.mhdThreads = 1 }) { router in
+        let test = try LoopbackServer(configure: { $0.mhdThreads = 1 }) { router in
             router.add(.GET, "/slow") { _ in
                 slowStarted.signal()
                 Thread.sleep(forTimeInterval: 5)

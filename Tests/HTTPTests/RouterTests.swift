@@ -1,5 +1,6 @@
 import Foundation
 import Support
+import SyncAPI
 import Testing
 
 @testable import HTTP
@@ -16,7 +17,7 @@ struct RouterTests {
     }
 
     private static func router(log: LogSink = .capturing()) -> Router {
-        let router = Router(logger: Logger(label: "test", sink: log))
+        let router = Router(logger: Logger(label: "test", sink: log), failures: APIFailureRenderer())
         router.add(.GET, "/v1/attachments/{attId}/chunks/{index}") { request in
             .text("\(try request.parameter("attId")):\(try request.parameter("index"))")
         }
@@ -96,7 +97,7 @@ struct RouterTests {
 
     @Test("answers 400 when a handler asks for a parameter its route lacks")
     func missingParameter() {
-        let router = Router()
+        let router = Router(failures: APIFailureRenderer())
         router.add(.GET, "/plain") { request in .text(try request.parameter("id")) }
         let response = router.respond(to: Request(method: .GET, path: "/plain"))
         #expect(response.status == 400)

@@ -12,8 +12,8 @@ struct ServerLimitsTests {
         var count: Int { value.withLock { $0 } }
     }
 
-    private static func echoServer(_ counter: Counter, configure: (inout HTTPServer.Configuration) -> Void = { _ in }) throws -> TestServer {
-        try TestServer(configure: configure) { router in
+    private static func echoServer(_ counter: Counter, configure: (inout HTTPServer.Configuration) -> Void = { _ in }) throws -> LoopbackServer {
+        try LoopbackServer(configure: configure) { router in
             router.add(.POST, "/echo") { request in
                 counter.increment()
                 return Response(body: .bytes(request.body))
@@ -107,7 +107,7 @@ struct ServerLimitsTests {
     func queueFull() throws {
         let started = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        let test = try TestServer(configure: {
+        let test = try LoopbackServer(configure: {
             $0.workerThreads = 1
             $0.workerQueueLimit = 1
         }) { router in

@@ -1,28 +1,31 @@
 import Foundation
 import HTTP
+import Support
+import SyncAPI
+import SyncProtocol
 import Testing
 
 @Suite("Serving over loopback")
 struct ServerRoutingTests {
     private static func routes(_ router: Router) {
         router.add(.GET, "/v1/attachments/{attId}/chunks/{index}") { request in
-            .json([
+            try .json([
                 "attId": try request.parameter("attId"), "index": try request.parameter("index"),
                 "query": request.query["q"] ?? "", "cookie": request.cookies["session"] ?? "",
                 "remote": request.remoteAddress, "path": request.path,
             ])
         }
         router.add(.POST, "/echo") { request in Response(status: 201, body: .bytes(request.body)) }
-        router.add(.GET, "/fail") { _ in throw HTTPError(status: 409, code: "ORDER_NOT_SUBMITTED", message: "No.", headers: ["Retry-After": "3"]) }
+        router.add(.GET, "/fail") { _ in throw APIError(.orderNotSubmitted, "No.", headers: ["Retry-After": "3"]) }
         router.add(.POST, "/decode") { request in
-            .json(try request.decode([String: JSONDetail].self))
+            try .json(request.decode([String: JSONValue].self))
         }
         router.add(.GET, "/crash") { _ in throw CocoaError(.fileReadCorruptFile) }
     }
 
     @Test("routes path parameters, decoded query, cookies and the client address")
     func routesParameters() throws {
-        let test = try TestServer(routes: Self.routes)
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         let response = try rawRequest(
             port: test.port, "GET", "/v1/attachments/att-55/chunks/7?q=a%20b&token=secret",
@@ -42,7 +45,7 @@ struct ServerRoutingTests {
 
     @Test("answers 404 NOT_FOUND and 405 METHOD_NOT_ALLOWED with Allow, as envelopes")
     func notFoundAndMethodNotAllowed() throws {
-        let test = try TestServer(routes: Self.routes)
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         let missing = try rawRequest(port: test.port, "GET", "/nowhere")
         #expect(missing.status == 404)
@@ -55,7 +58,7 @@ struct ServerRoutingTests {
 
     @Test("serves HEAD from the GET route without a body")
     func head() throws {
-        let test = try TestServer(routes: Self.routes)
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         let get = try rawRequest(port: test.port, "GET", "/v1/attachments/a/chunks/1")
         let head = try rawRequest(port: test.port, "HEAD", "/v1/attachments/a/chunks/1")
@@ -66,7 +69,7 @@ struct ServerRoutingTests {
 
     @Test("echoes a body and keeps the connection alive between requests")
     func keepAlive() throws {
-        let test = try TestServer(routes: Self.routes)
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         let connection = try RawConnection(port: test.port)
         for round in 0..<3 {
@@ -77,9 +80,9 @@ struct ServerRoutingTests {
         }
     }
 
-    @Test("renders a thrown HTTPError as its envelope with its headers")
-    func thrownHTTPError() throws {
-        let test = try TestServer(routes: Self.routes)
+    @Test("renders a thrown HTTPResponseError as its envelope with its headers")
+    func thrownResponseError() throws {
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         let response = try rawRequest(port: test.port, "GET", "/fail")
         #expect(response.status == 409)
@@ -91,7 +94,7 @@ struct ServerRoutingTests {
 
     @Test("hides an unexpected error behind a generic 500 and logs it")
     func unknownError() throws {
-        let test = try TestServer(routes: Self.routes)
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         let response = try rawRequest(port: test.port, "GET", "/crash")
         #expect(response.status == 500)
@@ -102,7 +105,7 @@ struct ServerRoutingTests {
 
     @Test("answers 400 MALFORMED_JSON for broken or too deeply nested bodies")
     func malformedJSON() throws {
-        let test = try TestServer(routes: Self.routes)
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         let broken = try rawRequest(port: test.port, "POST", "/decode", body: Data(#"{"a": [1, }"#.utf8))
         #expect(broken.status == 400)
@@ -118,7 +121,7 @@ struct ServerRoutingTests {
 
     @Test("answers TRACE and QUERY, standard methods no route takes, 405 METHOD_NOT_ALLOWED with Allow, not 501", arguments: ["TRACE", "QUERY"])
     func standardMethodIsNotAllowed(method: String) throws {
-        let test = try TestServer(routes: Self.routes)
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         let response = try rawRequest(port: test.port, method, "/echo")
         #expect(response.status == 405)
@@ -128,7 +131,7 @@ struct ServerRoutingTests {
 
     @Test("answers an unknown method 501 NOT_IMPLEMENTED")
     func unknownMethod() throws {
-        let test = try TestServer(routes: Self.routes)
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         let response = try rawRequest(port: test.port, "BREW", "/echo")
         #expect(response.status == 501)
@@ -137,7 +140,7 @@ struct ServerRoutingTests {
 
     @Test("writes one access-log line per request, without the query string")
     func accessLog() throws {
-        let test = try TestServer(routes: Self.routes)
+        let test = try LoopbackServer(routes: Self.routes)
         defer { test.stop() }
         _ = try rawRequest(port: test.port, "GET", "/v1/attachments/a/chunks/2?token=secret")
         let lines = test.log.captured.filter { $0.contains(": request ") }

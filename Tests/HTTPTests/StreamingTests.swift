@@ -63,7 +63,7 @@ struct StreamingTests {
     @Test("sends a stream that waits, woken from another thread, then ends")
     func wakesWaitingStream() throws {
         let stream = PushStream()
-        let test = try TestServer { router in
+        let test = try LoopbackServer { router in
             router.add(.GET, "/events") { _ in Response(headers: ["Content-Type": "text/event-stream"], body: .stream(stream)) }
         }
         defer { test.stop() }
@@ -87,7 +87,7 @@ struct StreamingTests {
     @Test("loses nothing when wakes race the suspend")
     func racingWakes() throws {
         let stream = PushStream()
-        let test = try TestServer { router in
+        let test = try LoopbackServer { router in
             router.add(.GET, "/events") { _ in Response(body: .stream(stream)) }
         }
         defer { test.stop() }
@@ -107,7 +107,7 @@ struct StreamingTests {
     @Test("ends open streams when the server shuts down")
     func shutdownEndsStreams() throws {
         let stream = PushStream()
-        let test = try TestServer { router in
+        let test = try LoopbackServer { router in
             router.add(.GET, "/events") { _ in Response(body: .stream(stream)) }
         }
         let connection = try RawConnection(port: test.port)
@@ -126,12 +126,12 @@ struct StreamingTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let seenPath = Mutex<String?>(nil)
-        let test = try TestServer(configure: { $0.temporaryDirectory = directory }) { router in
+        let test = try LoopbackServer(configure: { $0.temporaryDirectory = directory }) { router in
             router.add(.PUT, "/upload", options: RouteOptions(maxBodyBytes: 4 << 20, streamsBodyToFile: true)) { request in
                 let file = try #require(request.bodyFile)
                 seenPath.withLock { $0 = file.path }
                 let contents = try Data(contentsOf: file)
-                return .json(["bytes": contents.count, "inMemory": request.body.count, "sum": contents.reduce(0) { $0 &+ Int($1) }])
+                return try .json(["bytes": contents.count, "inMemory": request.body.count, "sum": contents.reduce(0) { $0 &+ Int($1) }])
             }
         }
         defer { test.stop() }
@@ -158,7 +158,7 @@ struct StreamingTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-http-\(UUID()).txt")
         try Data("0123456789abcdef".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let test = try TestServer { router in
+        let test = try LoopbackServer { router in
             router.add(.GET, "/whole") { _ in Response(body: .file(file, range: nil)) }
             router.add(.GET, "/part") { _ in Response(status: 206, headers: ["Content-Range": "bytes 4-7/16"], body: .file(file, range: 4..<8)) }
             router.add(.GET, "/missing") { _ in Response(body: .file(file.appendingPathExtension("gone"), range: nil)) }

@@ -2,6 +2,7 @@ import Foundation
 import Postgres
 import Seeding
 import Storage
+import SyncEngine
 import SyncProtocol
 import Testing
 
@@ -35,7 +36,7 @@ struct BackOfficeSeederTests {
         #expect(try integer("SELECT count(*) FROM conflicts WHERE state = 'open'") == 50)
         #expect(try integer("SELECT count(*) FROM records WHERE conflict_id IS NOT NULL") == 50)
         #expect(try integer("SELECT count(*) FROM devices WHERE app_version < '2.0.0'") == 8)
-        let orders = try OrderQueueStore(database: database).counts()
+        let orders = try PostgresOrderStore(database: database).counts()
         #expect(orders == [.submitted: 12, .confirmed: 24, .rejected: 4])
         #expect(samples.deviceIds.count == 3 && samples.openConflictIds.count == 3 && samples.submittedOrderIds.count == 3)
     }
@@ -49,7 +50,7 @@ struct BackOfficeSeederTests {
 
     @Test("The sync centre's counts, journal and history decode and agree with the op log")
     func syncCentre() throws {
-        let store = SyncCentreStore(database: database)
+        let store = PostgresSyncCentreStore(database: database)
         let devices = try store.devices(teamId: nil).rows
         #expect(devices.count == 40)
         let device = try #require(devices.first { $0.deviceId == samples.deviceIds[0] })
@@ -67,8 +68,8 @@ struct BackOfficeSeederTests {
 
     @Test("The conflict queue lists entries without revisions; one conflict comes whole")
     func conflicts() throws {
-        let store = ConflictQueueStore(database: database)
-        let queue = try store.queue(collection: nil, teamId: nil)
+        let store = PostgresConflictStore(database: database)
+        let queue = try store.openConflicts(collection: nil, teamId: nil)
         #expect(queue.totalOpen == 50 && queue.conflicts.count == 50)
         #expect(queue.collectionCounts.map(\.collection) == ["reports"] && queue.teams.count == 2)
         let listed = try #require(queue.conflicts.first)
@@ -76,23 +77,23 @@ struct BackOfficeSeederTests {
         let whole = try #require(try store.conflict(id: listed.entry.id))
         #expect(whole.entry.deviceRevision["answers"] != nil && whole.entry.serverRevision["answers"] != nil)
         #expect(whole.entry.id == listed.entry.id && whole.teamId == listed.teamId && whole.authorName == listed.authorName)
-        #expect(try store.queue(collection: nil, teamId: listed.teamId).conflicts.allSatisfy { $0.teamId == listed.teamId })
+        #expect(try store.openConflicts(collection: nil, teamId: listed.teamId).conflicts.allSatisfy { $0.teamId == listed.teamId })
     }
 
     @Test("Orders, the team roll-up and the dashboard decode and agree with the tables")
     func ordersRollupAndDashboard() throws {
-        let orders = OrderQueueStore(database: database)
+        let orders = PostgresOrderStore(database: database)
         #expect(try orders.orders(status: .submitted).rows.count == 12)
         let order = try #require(try orders.order(id: samples.submittedOrderIds[0]))
         #expect(order.order.status == .submitted && !order.order.lines.isEmpty && order.submittedBy != nil)
 
-        let members = try TeamRollupStore(database: database).rollup(teamId: samples.teamId)
+        let members = try PostgresTeamRollupStore(database: database).rollup(teamId: samples.teamId)
         #expect(members.count == 21)
         let teamOps = try integer(
             "SELECT count(*) FROM op_log o JOIN users u ON u.id = o.author_id WHERE u.team_id = \(samples.teamId)")
         #expect(members.reduce(0) { $0 + $1.opsApplied + $1.opsDeferred + $1.opsRejected + $1.opsConflict } == teamOps)
 
-        let dashboard = try DashboardStore(database: database).counts(teamId: nil, startOfDay: Date(timeIntervalSinceNow: -86_400))
+        let dashboard = try PostgresDashboardStore(database: database).counts(teamId: nil, startOfDay: Date(timeIntervalSinceNow: -86_400))
         #expect(dashboard.openConflicts == 50 && dashboard.ordersSubmitted == 12)
         #expect(dashboard.opsDeferred == (try integer("SELECT count(*) FROM op_log WHERE status = 'deferred'")))
     }

@@ -2,17 +2,18 @@ import Cryptography
 import Foundation
 import Postgres
 import Storage
+import SyncEngine
 import SyncProtocol
 import Testing
 
 @Suite("Accounts in PostgreSQL")
 struct AccountStoreTests {
     let database: PostgresClient
-    let accounts: AccountStore
+    let accounts: PostgresAccountStore
 
     init() throws {
         database = try StorageDatabase.migrated()
-        accounts = AccountStore(database: database)
+        accounts = PostgresAccountStore(database: database)
     }
 
     @Test("Creating a user creates its team; user names are unique regardless of case")
@@ -67,7 +68,7 @@ struct SettingsStoreTests {
     @Test("Defaults apply until set; an update reports old and new values of changed keys only")
     func settingsRoundTrip() throws {
         let database = try StorageDatabase.migrated()
-        let store = SettingsStore(database: database)
+        let store = PostgresSettingsStore(database: database)
         #expect(try store.current() == ServerSettings())
         var changed = ServerSettings()
         changed.minSupportedAppVersion = "2.4.0"
@@ -77,11 +78,11 @@ struct SettingsStoreTests {
             SettingChange(key: "hardMinimumAppVersion", old: "null", new: "\"1.9.0\""),
             SettingChange(key: "minSupportedAppVersion", old: "\"2.0.0\"", new: "\"2.4.0\""),
         ])
-        let fresh = SettingsStore(database: database)
+        let fresh = PostgresSettingsStore(database: database)
         #expect(try fresh.current() == changed)
         changed.hardMinimumAppVersion = nil
         #expect(try fresh.update(changed, by: nil).map(\.key) == ["hardMinimumAppVersion"])
-        #expect(try SettingsStore(database: database).current().hardMinimumAppVersion == nil)
+        #expect(try PostgresSettingsStore(database: database).current().hardMinimumAppVersion == nil)
         #expect(try fresh.update(changed, by: nil).isEmpty)
     }
 

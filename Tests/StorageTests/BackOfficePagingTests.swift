@@ -1,8 +1,10 @@
 import Foundation
 import Postgres
+import SyncEngine
 import Testing
 
 @testable import Storage
+import SyncProtocol
 
 /// Follows `next` from the first page to the last and returns every row in order.
 private func walk<Row>(_ fetch: (PageCursor?) throws -> PageOf<Row>) throws -> (rows: [Row], pages: Int) {
@@ -93,18 +95,18 @@ struct BackOfficePagingTests {
     func conflictQueue() throws {
         let database = try StorageDatabase.migrated()
         try Seed.conflicts(database, count: 250)
-        let store = ConflictQueueStore(database: database)
-        let all = try walk { try store.queue(collection: nil, teamId: nil, after: $0, limit: 40).pageOf }
+        let store = PostgresConflictStore(database: database)
+        let all = try walk { try store.openConflicts(collection: nil, teamId: nil, after: $0, limit: 40).pageOf }
         let expected = try column(database, "SELECT id FROM conflicts WHERE state = 'open' ORDER BY opened_at, id")
         #expect(expected.count == 240)
         #expect(all.rows.map(\.entry.id) == expected && all.pages == 6)
 
-        let filtered = try walk { try store.queue(collection: "jobs", teamId: "north", after: $0, limit: 7).pageOf }
+        let filtered = try walk { try store.openConflicts(collection: "jobs", teamId: "north", after: $0, limit: 7).pageOf }
         let matching = try column(
             database,
             "SELECT id FROM conflicts WHERE state = 'open' AND collection = 'jobs' AND scope_keys = ARRAY['team:north'] ORDER BY opened_at, id")
         #expect(filtered.rows.map(\.entry.id) == matching && filtered.rows.allSatisfy { $0.teamId == "north" })
-        let first = try store.queue(collection: "jobs", teamId: "north", limit: 7)
+        let first = try store.openConflicts(collection: "jobs", teamId: "north", limit: 7)
         #expect(first.matching == matching.count && first.totalOpen == 240)
     }
 
@@ -122,7 +124,7 @@ struct BackOfficePagingTests {
                 FROM generate_series(1, 150) g
                 """)
         }
-        let store = OrderQueueStore(database: database)
+        let store = PostgresOrderStore(database: database)
         let submitted = try walk { try store.orders(status: .submitted, after: $0, limit: 30) }
         let expected = try column(
             database, "SELECT record_id FROM records WHERE payload->>'status' = 'SUBMITTED' ORDER BY created_at, record_id")
@@ -136,7 +138,7 @@ struct BackOfficePagingTests {
         let database = try StorageDatabase.migrated()
         try Seed.ops(database, device: "d-1", count: 530, spread: false)
         try Seed.ops(database, device: "d-2", count: 20)
-        let store = SyncCentreStore(database: database)
+        let store = PostgresSyncCentreStore(database: database)
         let expected = try column(
             database, "SELECT op_id FROM op_log WHERE device_id = 'd-1' ORDER BY received_at DESC, client_seq DESC, op_id DESC")
         let paged = try walk { try store.journal(deviceId: "d-1", status: nil, after: $0, limit: 200) }
@@ -155,7 +157,7 @@ struct BackOfficePagingTests {
         let database = try StorageDatabase.migrated()
         try Seed.ops(database, device: "d-1", count: 40, record: "r-x")
         try Seed.ops(database, device: "d-2", count: 40, record: "r-x")
-        let store = SyncCentreStore(database: database)
+        let store = PostgresSyncCentreStore(database: database)
         let paged = try walk { try store.history(collection: "jobs", recordId: "r-x", teamId: nil, after: $0, limit: 7) }
         let expected = try column(
             database,
@@ -180,7 +182,7 @@ struct BackOfficePagingTests {
                 FROM generate_series(1, 45) g;
                 """)
         }
-        let store = SyncCentreStore(database: database)
+        let store = PostgresSyncCentreStore(database: database)
         let all = try walk { try store.devices(teamId: nil, after: $0, limit: 10) }
         let expected = try column(database, "SELECT device_id FROM devices ORDER BY last_sync_at DESC NULLS LAST, device_id")
         #expect(all.rows.map(\.deviceId) == expected && all.pages == 5)
@@ -195,7 +197,7 @@ struct BackOfficePagingTests {
     func users() throws {
         let database = try StorageDatabase.migrated()
         try Seed.accounts(database, count: 230)
-        let store = AccountStore(database: database)
+        let store = PostgresAccountStore(database: database)
         let paged = try walk { try store.users(devicesLiveAt: Seed.now, after: $0, limit: 50) }
         let expected = try column(database, "SELECT id FROM users ORDER BY lower(username), id")
         #expect(paged.rows.map(\.account.id) == expected && expected.count == 230 && paged.pages == 5)
@@ -212,7 +214,7 @@ struct BackOfficePagingTests {
     func tokens() throws {
         let database = try StorageDatabase.migrated()
         try Seed.accounts(database, count: 240)
-        let store = AccountStore(database: database)
+        let store = PostgresAccountStore(database: database)
         let order = "ORDER BY created_at DESC, token_hash DESC"
         let all = try walk { try store.tokens(liveAt: nil, after: $0, limit: 40) }
         let expected = try column(database, "SELECT encode(token_hash, 'hex') FROM device_tokens \(unescaped: order)")
@@ -232,16 +234,16 @@ struct BackOfficePagingTests {
     @Test("A cursor of the wrong shape is refused before it reaches SQL, for every list")
     func invalidCursors() throws {
         let database = try StorageDatabase.migrated()
-        let conflicts = ConflictQueueStore(database: database)
-        let sync = SyncCentreStore(database: database)
-        let orders = OrderQueueStore(database: database)
-        let accounts = AccountStore(database: database)
+        let conflicts = PostgresConflictStore(database: database)
+        let sync = PostgresSyncCentreStore(database: database)
+        let orders = PostgresOrderStore(database: database)
+        let accounts = PostgresAccountStore(database: database)
         let bad: [PageCursor] = [
             PageCursor([]), PageCursor(["2026-06-15T09:00:00.000000Z"]), PageCursor(["now", "c-1"]), PageCursor(["2026-02-30T00:00:00.000000Z", "c"]),
             PageCursor(["2026-06-15 09:00:00", "c"]), PageCursor(["2026-06-15T09:00:00.000000Z", "c\u{0}"]), PageCursor(["x", "y", "z", "w"]),
         ]
         for cursor in bad {
-            #expect(throws: PageCursor.Invalid.self) { try conflicts.queue(collection: nil, teamId: nil, after: cursor) }
+            #expect(throws: PageCursor.Invalid.self) { try conflicts.openConflicts(collection: nil, teamId: nil, after: cursor) }
             #expect(throws: PageCursor.Invalid.self) { try orders.orders(status: .submitted, after: cursor) }
             #expect(throws: PageCursor.Invalid.self) { try sync.devices(teamId: nil, after: cursor) }
             #expect(throws: PageCursor.Invalid.self) { try accounts.tokens(liveAt: nil, after: cursor) }
@@ -262,7 +264,7 @@ struct BackOfficePagingTests {
     }
 }
 
-extension ConflictQueue {
-    /// The queue as a plain page, for the walker.
-    fileprivate var pageOf: PageOf<QueuedConflict> { PageOf(rows: conflicts, next: next) }
+extension OpenConflicts {
+    /// The open conflicts as a plain page, for the walker.
+    fileprivate var pageOf: PageOf<NamedConflict> { PageOf(rows: conflicts, next: next) }
 }

@@ -1,6 +1,7 @@
 import Cryptography
 import Foundation
 import Storage
+import SyncEngine
 import Testing
 
 @Suite("Content-addressed blob store on disk")

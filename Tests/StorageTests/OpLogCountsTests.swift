@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Storage
+import SyncEngine
 import Testing
 
 @Suite("Op log counts (kept by triggers)")
@@ -59,7 +60,7 @@ struct OpLogCountsTests {
         #expect(state.counts == ["d1/ana/applied 2", "d1/ana/conflict 1", "d1/ana/deferred 1", "d2/bo/rejected 1"])
 
         // Retention deletes the old result.
-        let purged = try RetentionStore(database: database).purge(ServerSettings())
+        let purged = try PostgresRetentionStore(database: database).purge(ServerSettings())
         #expect(purged.opResults == 1)
         state = try countsAndTruth()
         #expect(state.counts == state.truth)

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Storage
+import SyncEngine
 import Testing
 
 @Suite("Retention (worker job)")
@@ -29,7 +30,7 @@ struct RetentionStoreTests {
                 VALUES ('record.changed', '{}', '{}', now() - interval '2 days'), ('record.changed', '{}', '{}', now());
                 """)
         }
-        let report = try RetentionStore(database: database, batchSize: 1).purge(ServerSettings())
+        let report = try PostgresRetentionStore(database: database, batchSize: 1).purge(ServerSettings())
         #expect(report.opResults == 1 && report.tombstones == 1 && report.scopeExits == 1 && report.events == 1)
         #expect(report.idempotencyKeys == 1)
         let left = try database.withConnection { connection in
@@ -40,6 +41,6 @@ struct RetentionStoreTests {
         }
         #expect(left.0 == ["fresh", "old-deferred"])
         #expect(left.1 == ["alive", "gone-recently"])
-        #expect(try RetentionStore(database: database).purge(ServerSettings()).total == 0)
+        #expect(try PostgresRetentionStore(database: database).purge(ServerSettings()).total == 0)
     }
 }

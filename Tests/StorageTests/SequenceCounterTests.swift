@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Postgres
 import Storage
+import SyncEngine
 import Support
 import SyncProtocol
 import Testing
@@ -9,7 +10,7 @@ import Testing
 @Suite("The sequence counter lock")
 struct SequenceCounterTests {
     private func event(_ name: String) -> PendingEvent {
-        PendingEvent(type: "record.changed", data: ["recordId": .string(name)], audience: [])
+        PendingEvent(type: .recordChanged, data: ["recordId": .string(name)], audience: [])
     }
 
     /// What the backend running `sql` waits for: the `pg_locks` lock type, or nil while it is not waiting.

@@ -1,18 +1,18 @@
 import Foundation
 import HTTP
-import Storage
-import Synchronization
 import SyncEngine
+import Synchronization
 import Testing
 
 @testable import SyncAPI
+import SyncProtocol
 
 @Suite("Live feed subscriber queues")
 struct EventSubscriptionTests {
     private let viewer = EventViewer(principal: Principal(userId: "ana", role: .field, teamId: "north", deviceId: "d"), feed: .device)
 
-    private func event(_ id: Int64, audience: [String] = ["team:north"]) -> LiveEvent {
-        LiveEvent(OutboxEntry(id: id, type: "record.changed", data: #"{"n": \#(id)}"#, audience: audience, collection: "jobs"))
+    private func event(_ id: Int64, audience: [ScopeKey] = [.team("north")]) -> LiveEvent {
+        LiveEvent(OutboxEntry(id: id, type: .recordChanged, data: #"{"n": \#(id)}"#, audience: audience, collection: "jobs"))
     }
 
     private func text(_ chunk: StreamChunk) -> String? {
@@ -28,7 +28,7 @@ struct EventSubscriptionTests {
     @Test("Delivers only what the viewer may see and what it has not seen, in order, several per read")
     func deliversFiltered() {
         let subscription = EventSubscription(viewer: viewer, after: 1, limit: 10) { _ in }
-        #expect(subscription.deliver([event(1), event(2), event(3, audience: ["team:south"]), event(4)]))
+        #expect(subscription.deliver([event(1), event(2), event(3, audience: [.team("south")]), event(4)]))
         let read = text(subscription.read(maxBytes: 16 * 1024))
         #expect(read == "id: 2\nevent: record.changed\ndata: {\"n\": 2}\n\nid: 4\nevent: record.changed\ndata: {\"n\": 4}\n\n")
         if case .wait = subscription.read(maxBytes: 1024) {} else { Issue.record("an empty queue waits") }

@@ -1,5 +1,5 @@
 import Foundation
-import Storage
+import SyncEngine
 import Testing
 
 @testable import WebUI

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import Storage
+import SyncEngine
 import SyncProtocol
 import Templating
 import Testing
@@ -15,7 +15,8 @@ struct TemplateTests {
     private func renderer() throws -> PageRenderer {
         PageRenderer(
             templates: try TemplateLibrary(directory: Self.root.appendingPathComponent("Templates")),
-            files: try StaticFiles(directory: Self.root.appendingPathComponent("Public")), available: BackOffice.availableAreas)
+            files: try StaticFiles(directory: Self.root.appendingPathComponent("Public")),
+            navigation: Navigation([.dashboard, .orders, .conflicts, .syncCentre, .teamRollup, .users, .settings]))
     }
 
     private func session(_ role: Role, username: String = "ana") -> WebSession {

@@ -1,5 +1,5 @@
 import Foundation
-import Support
+public import Support
 
 /// A `fieldsync` subcommand: its words, its help text and what it does.
 public protocol Command: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import Support
+public import Support
 
 /// Dispatches `fieldsync <command> …` to the matching `Command` and prints help.
 public struct CommandLineTool: Sendable {

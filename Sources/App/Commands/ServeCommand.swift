@@ -1,6 +1,7 @@
 import Foundation
 import Support
 import Synchronization
+import Worker
 
 /// `fieldsync serve`: runs the HTTP server until SIGINT or SIGTERM.
 struct ServeCommand: Command {
@@ -68,13 +69,17 @@ struct WorkerCommand: Command {
         """
 
     func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
-        try CommandDatabase.with(arguments, environment) { services in
+        try CommandDatabase.with(arguments, environment) { core in
+            let worker = Application.worker(core, try Application.features(core))
             if arguments.has("once") {
-                services.worker.runOnce()
+                worker.runOnce()
             } else {
+                // Settings changed elsewhere (retention windows) reach this process too.
+                let services = ServiceGroup([core.notifications, worker], logger: core.logger)
                 let signal = ShutdownSignal()
-                services.worker.start()
+                try services.start()
                 signal.wait()
+                services.stop()
             }
         }
         return 0
@@ -109,15 +114,15 @@ struct MigrateCommand: Command {
 /// started one, or `DATABASE_URL`), migrates it, and closes it afterwards.
 enum CommandDatabase {
     static func with<T>(
-        _ arguments: CommandLineArguments, _ environment: Environment, _ body: (Services) throws -> T
+        _ arguments: CommandLineArguments, _ environment: Environment, _ body: (Core) throws -> T
     ) throws -> T {
         var configuration = try AppConfiguration.load(arguments: arguments, environment: environment)
         configuration.databasePoolSize = 2
         let logger = Logger(label: "fieldsync", level: configuration.logLevel > .warning ? configuration.logLevel : .warning)
         let database = try DatabaseHost.open(configuration, logger: logger)
         defer { try? database.close() }
-        let services = try Services.open(configuration, database: database.configuration, logger: logger)
-        defer { services.close() }
-        return try body(services)
+        let core = try Core.open(configuration, database: database.configuration, logger: logger)
+        defer { core.close() }
+        return try body(core)
     }
 }

@@ -1,7 +1,9 @@
+import Cryptography
 import Foundation
 import Storage
-import SyncProtocol
 import Support
+import SyncEngine
+import SyncProtocol
 
 /// `fieldsync user add`: creates a user (and its team).
 struct UserAddCommand: Command {
@@ -32,9 +34,9 @@ struct UserAddCommand: Command {
         }
         let password = try arguments.value("password") ?? PasswordInput.read(prompt: "Password for \(username): ")
         guard password.count >= 8 else { throw CommandError("the password must have at least 8 characters") }
-        let user = try CommandDatabase.with(arguments, environment) { services in
-            try services.accounts.createUser(
-                username: username, role: role, teamId: arguments.value("team"), passwordHash: try services.passwords.hash(password))
+        let user = try CommandDatabase.with(arguments, environment) { core in
+            try core.accounts.createUser(
+                username: username, role: role, teamId: arguments.value("team"), passwordHash: try core.passwords.hash(password))
         }
         print("Created \(user.role.rawValue) \(user.username) (id \(user.id)\(user.teamId.map { ", team \($0)" } ?? "")).")
         return 0

@@ -32,7 +32,7 @@ struct PhotoRow: Sendable, Equatable {
         problemCode = try row.decode("problem_code", as: String?.self).map(ErrorCode.init(rawValue:))
     }
 
-    init(attId: String, collection: String, recordId: String, contentType: String, fileName: String, digest: FileDigest) {
+    init(attId: String, collection: String, recordId: String, contentType: String, fileName: String, digest: PhotoDigest) {
         self.attId = attId
         self.collection = collection
         self.recordId = recordId

@@ -35,15 +35,15 @@ final class LocalStore: Sendable {
 
     // MARK: - The device row
 
-    func device() async throws -> DeviceState {
+    func device() async throws -> DeviceRow {
         try await queue.read { db in try Self.device(db) }
     }
 
-    static func device(_ db: Database) throws -> DeviceState {
+    static func device(_ db: Database) throws -> DeviceRow {
         guard let row = try db.row("SELECT * FROM device WHERE id = 1") else {
             throw SQLiteError(code: .corrupt, message: "the device row is missing")
         }
-        return try DeviceState(row)
+        return try DeviceRow(row)
     }
 
     /// Stores a new session after a sign-in, with the server's limits.

@@ -90,7 +90,7 @@ struct SyncCycle: Sendable {
 
     /// Local retention: synced copies older than the server's `localRetentionDays`, measured
     /// on the server's clock as estimated at the last answer.
-    private func dropExpiredCopies(_ device: DeviceState) async throws {
+    private func dropExpiredCopies(_ device: DeviceRow) async throws {
         let cutoff = clock.now().addingTimeInterval(-Double(device.limits.localRetentionDays) * 86_400)
         try await store.dropSynced(before: cutoff)
     }

@@ -1,7 +1,9 @@
 import App
+import Cryptography
 import Foundation
 import Storage
 import Support
+import SyncAPI
 import SyncEngine
 import SyncProtocol
 
@@ -26,16 +28,17 @@ struct BenchEventsCommand: Command {
         let rate = try arguments.number("rate", 20)
         let bench = try BenchServer.start(environment: environment)
         defer { bench.stop() }
-        let services = bench.application.services
-        let team = try BenchTeam(services: services, size: viewerCount + 1)
+        let core = bench.application.core
+        guard let hub = bench.application.feature(LiveFeedFeature.self)?.hub else { throw CommandError("the server runs no live feed") }
+        let team = try BenchTeam(core: core, size: viewerCount + 1)
         let log = DeliveryLog()
         let viewers = EventFeedViewers(log: log)
         defer { viewers.close() }
         viewers.open(base: "http://127.0.0.1:\(bench.application.port)", tokens: team.tokens.dropFirst().map { $0 })
-        try waitFor("\(viewerCount) viewers to connect", seconds: 30) { services.events.subscriberCount == viewerCount }
+        try waitFor("\(viewerCount) viewers to connect", seconds: 30) { hub.subscriberCount == viewerCount }
 
         print("FieldSync live-event benchmark: \(viewerCount) viewers, \(eventCount) commits at \(rate)/s (durable commits, loopback HTTP)")
-        let writes = try commit(eventCount, as: team.author, perSecond: rate, services: services, log: log)
+        let writes = try commit(eventCount, as: team.author, perSecond: rate, core: core, log: log)
         let expected = viewerCount * eventCount
         try? waitFor("every delivery", seconds: 10) { log.deliveredCount >= expected }
         print("delivered: \(log.deliveredCount) of \(expected) (event, viewer) pairs")
@@ -45,7 +48,7 @@ struct BenchEventsCommand: Command {
     }
 
     /// Creates one job per transaction, paced at `perSecond`; logs each commit's `serverSeq`.
-    private func commit(_ count: Int, as author: Principal, perSecond: Int, services: Services, log: DeliveryLog) throws -> Latencies {
+    private func commit(_ count: Int, as author: Principal, perSecond: Int, core: Core, log: DeliveryLog) throws -> Latencies {
         var writes = Latencies()
         let interval = 1.0 / Double(perSecond)
         let start = Date()
@@ -53,9 +56,9 @@ struct BenchEventsCommand: Command {
             let op = PushOp(
                 opId: "bench-op-\(index)", clientSeq: Int64(index + 1), collection: "jobs", recordId: "bench-job-\(index)", type: .create,
                 occurredAt: RFC3339.string(from: Date()), fields: ["title": FieldChange(new: .string("Job \(index)"))])
-            let request = PushRequest(deviceId: author.deviceId, schemaVersion: services.schema.version, ops: [op])
+            let request = PushRequest(deviceId: author.deviceId, schemaVersion: core.schema.version, ops: [op])
             var outcome: PushOutcome?
-            writes.add(try measureMilliseconds { outcome = try services.pushes.push(request, by: author) })
+            writes.add(try measureMilliseconds { outcome = try core.pushes.push(request, by: author) })
             guard let seq = outcome?.results.first?.serverSeq else { throw CommandError("the job was not applied: \(String(describing: outcome))") }
             log.committed(seq)
             let next = start.addingTimeInterval(Double(index + 1) * interval)
@@ -78,16 +81,16 @@ private struct BenchTeam {
     let tokens: [String]
     let author: Principal
 
-    init(services: Services, size: Int) throws {
+    init(core: Core, size: Int) throws {
         // One password hash for everyone: hashing is deliberately slow and nobody logs in here.
-        let hash = try services.passwords.hash(UUID().uuidString)
+        let hash = try core.passwords.hash(UUID().uuidString)
         var tokens: [String] = []
         var author: Principal?
         for index in 0..<size {
-            let user = try services.accounts.createUser(
+            let user = try core.accounts.createUser(
                 username: "bench-viewer-\(index)", role: .field, teamId: "bench-events", passwordHash: hash)
             let deviceId = "bench-device-\(index)"
-            let issued = try services.accounts.issueToken(userId: user.id, deviceId: deviceId, platform: "bench", appVersion: "9.9.9", lifetime: 3600)
+            let issued = try core.accounts.issueToken(userId: user.id, deviceId: deviceId, platform: "bench", appVersion: "9.9.9", lifetime: 3600)
             tokens.append(issued.token)
             if author == nil { author = Principal(userId: user.id, role: .field, teamId: user.teamId, deviceId: deviceId) }
         }

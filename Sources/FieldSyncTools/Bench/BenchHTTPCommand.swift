@@ -1,8 +1,10 @@
 import App
+import Cryptography
 import Foundation
 import Storage
-import SyncProtocol
 import Support
+import SyncEngine
+import SyncProtocol
 
 /// `fieldsync bench http`: drives a freshly started server with wrk over loopback.
 struct BenchHTTPCommand: Command {
@@ -66,19 +68,19 @@ final class BenchServer: Sendable {
 
     /// A device token (and its device id) for a new user of the given role.
     func token(role: Role, team: String = "bench") throws -> (token: String, deviceId: String) {
-        let services = application.services
-        let user = try services.accounts.createUser(
+        let core = application.core
+        let user = try core.accounts.createUser(
             username: "bench-\(role.rawValue)-\(UUID().uuidString.prefix(8))", role: role, teamId: team,
-            passwordHash: try services.passwords.hash(UUID().uuidString))
+            passwordHash: try core.passwords.hash(UUID().uuidString))
         let deviceId = "bench-\(user.id)"
-        let issued = try services.accounts.issueToken(userId: user.id, deviceId: deviceId, platform: "bench", appVersion: "9.9.9", lifetime: 3600)
+        let issued = try core.accounts.issueToken(userId: user.id, deviceId: deviceId, platform: "bench", appVersion: "9.9.9", lifetime: 3600)
         return (issued.token, deviceId)
     }
 
     /// Lifts the per-device rate limits (simulated devices send far faster than real ones),
     /// then applies `adjust` and stores the settings.
     func updateSettings(_ adjust: (inout ServerSettings) -> Void = { _ in }) throws {
-        let settings = application.services.settings
+        let settings = application.core.settings
         var current = try settings.current()
         current.deviceRequestsPerSecond = 1_000_000
         current.deviceRequestBurst = 1_000_000

@@ -67,8 +67,8 @@ struct BenchSyncCommand: Command {
     }
 
     private func benchmarkPull(_ bench: BenchServer, client: BenchClient, records: Int, users: Int, pulls: Int) throws {
-        let services = bench.application.services
-        let seeder = BenchmarkSeeder(database: services.database)
+        let core = bench.application.core
+        let seeder = BenchmarkSeeder(database: core.database)
         let loadTime = try measureMilliseconds {
             let ids = try seeder.seed(users: users, records: records)
             try seeder.analyze()
@@ -81,7 +81,7 @@ struct BenchSyncCommand: Command {
         var user = 0
         var totalTime = 0.0
         while pulled < pulls {
-            let token = try services.accounts.issueToken(
+            let token = try core.accounts.issueToken(
                 userId: "u-seed-\(user * 37 % users)", deviceId: "bench-pull-\(user)", platform: nil, appVersion: nil, lifetime: 3600
             ).token
             user += 1

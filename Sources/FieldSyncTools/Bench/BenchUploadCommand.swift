@@ -2,7 +2,9 @@ import App
 import Cryptography
 import Foundation
 import Support
+import SyncEngine
 import Synchronization
+import SyncProtocol
 
 /// `fieldsync bench upload`: attachment upload throughput and the server's memory while
 /// several devices upload large files.

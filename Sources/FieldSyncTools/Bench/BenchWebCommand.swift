@@ -37,9 +37,9 @@ struct BenchWebCommand: Command {
         let bench = try BenchServer.start(environment: environment)
         defer { bench.stop() }
         try bench.updateSettings()
-        let services = bench.application.services
+        let core = bench.application.core
 
-        let seeder = BackOfficeSeeder(database: services.database)
+        let seeder = BackOfficeSeeder(database: core.database)
         let seconds = try measureMilliseconds {
             try seeder.seed(volume)
             try seeder.settle()
@@ -49,7 +49,7 @@ struct BenchWebCommand: Command {
                 format: "FieldSync back-office benchmark: %d devices, %d ops, %d open conflicts loaded in %.1f s",
                 volume.devices, volume.devices * volume.opsPerDevice, volume.openConflicts, seconds))
         let samples = try seeder.samples()
-        let supervisor = try services.accounts.issueToken(
+        let supervisor = try core.accounts.issueToken(
             userId: samples.supervisorId, deviceId: "bench-web-supervisor", platform: "bench", appVersion: "9.9.9", lifetime: 3600)
         let browser = try BackOfficeBrowser(port: bench.application.port)
         try browser.signIn(username: "admin", password: BenchServer.adminPassword)

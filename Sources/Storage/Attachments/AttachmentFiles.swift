@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where attachment bytes live on disk: chunks of open sessions in `<data>/uploads`, finished
 /// blobs in `<data>/blobs` unless an operator points them elsewhere (another volume is fine:

@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+public import SyncEngine
 
 /// The bytes of open upload sessions: one sparse file per session, `<root>/<session-uuid>`,
 /// holding chunk `i` at offset `i × chunkBytes`.
@@ -11,7 +12,7 @@ import Foundation
 /// trusted; it is overwritten when the chunk is sent again.
 ///
 /// Paths are built from the server-generated session UUID only, never from client input.
-public struct ChunkStore: Sendable {
+public struct ChunkStore: ChunkSpool {
     public let root: URL
 
     /// Uses (and creates when missing) the directory `root`.
@@ -22,7 +23,7 @@ public struct ChunkStore: Sendable {
 
     /// Copies the verified request body `body` into the session's file at `offset` and
     /// flushes it (and the directory entry, when this write created the file).
-    func write(_ body: URL, session: UUID, at offset: Int64) throws {
+    public func write(_ body: URL, session: UUID, at offset: Int64) throws {
         let destination = file(of: session)
         let (output, created) = try Self.openForWriting(destination)
         let input = try OpenFile(body, flags: O_RDONLY)
@@ -41,12 +42,12 @@ public struct ChunkStore: Sendable {
     }
 
     /// The session's file: complete once every chunk is recorded.
-    func file(of session: UUID) -> URL {
+    public func file(of session: UUID) -> URL {
         root.appendingPathComponent(session.uuidString.lowercased(), isDirectory: false)
     }
 
     /// Deletes a session's file; a missing file is fine.
-    func removeSession(_ session: UUID) {
+    public func removeSession(_ session: UUID) {
         unlink(file(of: session).path)
     }
 

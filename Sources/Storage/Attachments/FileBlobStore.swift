@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+public import SyncEngine
 
 /// A `BlobStore` on the local file system: `<root>/ab/cd/<sha256>` for the digest `abcd…`.
 ///

@@ -1,24 +1,6 @@
 import Foundation
 import Postgres
-
-/// A request's identity for idempotency: who sent it, to which endpoint, under which key.
-struct IdempotencyScope: Sendable {
-    var userId: String
-    var endpoint: String
-    var key: String
-
-    /// The text whose 64-bit hash keys the scope's advisory lock. The user id's length makes
-    /// it unambiguous; two scopes whose texts hash alike (about 2^-64) only answer
-    /// `REQUEST_IN_PROGRESS` to a request that could have run.
-    var lockName: String { "idempotency:\(userId.utf8.count):\(userId):\(endpoint):\(key)" }
-}
-
-/// The answer stored for a completed request.
-struct StoredAnswer: Sendable {
-    var fingerprint: String
-    var status: Int
-    var body: Data
-}
+import SyncEngine
 
 /// `idempotency_keys` rows and the in-flight marker, always inside the caller's transaction.
 ///
@@ -31,33 +13,42 @@ struct StoredAnswer: Sendable {
 /// on commit, rollback, a lost connection or a crashed server, and a concurrent request
 /// with the same key learns at once (without waiting) that the key is busy. Locks are
 /// visible across every FieldSync instance on the database.
-enum IdempotencyKeys {
-    /// Claims `scope` for this transaction (false when another transaction holds it) and reads
-    /// the answer of an earlier request with this key, if one completed; one round trip.
+struct PostgresIdempotencyLedger: IdempotencyLedger {
+    let connection: PostgresConnection
+
+    /// Claims and reads in one round trip.
     ///
     /// The answer is read after the claim: a request that held the claim before has committed
     /// or rolled back by then, and a READ COMMITTED statement sees its row when it committed.
     /// Without the claim the answer means nothing.
-    static func claim(_ scope: IdempotencyScope, on connection: PostgresConnection) throws -> (claimed: Bool, answer: StoredAnswer?) {
+    func claim(_ scope: IdempotencyScope) throws -> (claimed: Bool, answer: StoredAnswer?) {
         let results = try connection.pipeline([
-            "SELECT pg_try_advisory_xact_lock(hashtextextended(\(scope.lockName), 0))",
+            "SELECT pg_try_advisory_xact_lock(hashtextextended(\(Self.lockName(scope)), 0))",
             """
             SELECT fingerprint, status, body FROM idempotency_keys
             WHERE user_id = \(scope.userId) AND endpoint = \(scope.endpoint) AND key = \(scope.key)
             """,
         ])
         let answer = try results[1].first.map { row in
-            StoredAnswer(fingerprint: try row.decode(0), status: try row.decode(1), body: try row.decode(2))
+            StoredAnswer(fingerprint: try row.decode(0), response: RecordedResponse(status: try row.decode(1), body: try row.decode(2)))
         }
         return (try results[0][0].decode(0, as: Bool.self), answer)
     }
 
-    /// Stores the answer of the request that holds the claim (commits with its effects). Queued:
-    /// nothing reads its result, so it goes out with the commit instead of in a trip of its own.
-    static func store(_ answer: StoredAnswer, for scope: IdempotencyScope, on connection: PostgresConnection) throws {
-        try connection.enqueue(["""
+    /// Queued: nothing reads its result, so it goes out with the commit instead of in a trip of its own.
+    func store(_ answer: StoredAnswer, for scope: IdempotencyScope) throws {
+        try connection.enqueue([
+            """
             INSERT INTO idempotency_keys (user_id, endpoint, key, fingerprint, status, body)
-            VALUES (\(scope.userId), \(scope.endpoint), \(scope.key), \(answer.fingerprint), \(answer.status), \(answer.body))
-            """])
+            VALUES (\(scope.userId), \(scope.endpoint), \(scope.key), \(answer.fingerprint), \(answer.response.status), \(answer.response.body))
+            """
+        ])
+    }
+
+    /// The text whose 64-bit hash keys the scope's advisory lock. The user id's length makes
+    /// it unambiguous; two scopes whose texts hash alike (about 2^-64) only answer
+    /// `REQUEST_IN_PROGRESS` to a request that could have run.
+    static func lockName(_ scope: IdempotencyScope) -> String {
+        "idempotency:\(scope.userId.utf8.count):\(scope.userId):\(scope.endpoint):\(scope.key)"
     }
 }

@@ -1,6 +1,6 @@
 import Cryptography
-import Foundation
-import Postgres
+public import Foundation
+public import Postgres
 
 /// Server-generated keys, created once and then shared by every instance on the database.
 public struct SecretStore: Sendable {

@@ -1,13 +1,13 @@
 import Foundation
-import Postgres
-import Support
-import SyncEngine
+public import Postgres
+public import Support
+public import SyncEngine
 
 /// The sync engine's store on PostgreSQL: each `transaction` is one database transaction.
 ///
 /// A transaction that fails with a serialization failure or deadlock is run again (the
 /// engine's bodies are stateless and re-runnable), up to three times.
-public final class PostgresSyncStore: SyncStore {
+public final class PostgresSyncStore: SyncStore, IdempotentSyncStore {
     let database: PostgresClient
     private let attachments: any FinalizedAttachmentLookup
     private let logger: Logger
@@ -22,14 +22,15 @@ public final class PostgresSyncStore: SyncStore {
         try transaction { _, transaction in try body(transaction) }
     }
 
-    /// A sync transaction that also hands out its connection, for callers that commit rows of
-    /// their own with the engine's changes (order idempotency keys); retried like any other.
-    func transaction<T>(_ body: (_ connection: PostgresConnection, _ transaction: any SyncTransaction) throws -> T) throws -> T {
+    /// A sync transaction that also keeps the idempotency ledger, so order keys commit with the
+    /// engine's changes; retried like any other.
+    public func transaction<T>(_ body: (any IdempotencyLedger, any SyncTransaction) throws -> T) throws -> T {
         var attempt = 1
         while true {
             do {
                 return try database.withTransaction { connection in
-                    try body(connection, PostgresSyncTransaction(connection: connection, attachments: attachments))
+                    let transaction = PostgresSyncTransaction(connection: connection, attachments: attachments)
+                    return try body(PostgresIdempotencyLedger(connection: connection), transaction)
                 }
             } catch let error as PostgresError where error.code.isTransient && attempt < 3 {
                 logger.debug("sync transaction retried", metadata: ["db.error": "\(error.code)", "attempt": "\(attempt)"])

@@ -21,12 +21,9 @@ struct PreparedWrites {
 
     /// The outbox headers of `writes`' events, its visit's `device.synced` last.
     private static func eventHeaders(_ writes: WriteSet) -> EventOutbox.Headers {
-        let headers = writes.events.map(\.header) + (writes.visit.map { [PendingEvent.deviceSynced($0, kind: visitKind).header] } ?? [])
+        let headers = writes.events.map(\.header) + (writes.visit.map { [$0.syncedEvent(.push).header] } ?? [])
         return EventOutbox.Headers(types: headers.map(\.type), audiences: headers.map(\.audience))
     }
-
-    /// The `kind` of a push's `device.synced` event.
-    static let visitKind = "push"
 
     /// The statements writing `writes` (the drafted rows renumbered), for a transaction that holds
     /// the counter lock when there are events; `lockCounter` takes it first otherwise.
@@ -35,7 +32,7 @@ struct PreparedWrites {
             OpLogRow.upsert(writes.opLog, fixed: opLog), RecordRow.upsert(writes.records, fixed: records),
             ScopeExitRow.record(writes.changes), ConflictRow.insert(writes.openedConflicts), ConflictRow.update(writes.resolvedConflicts),
         ].compactMap { $0 }
-        let data = writes.events.map(\.data) + (writes.visit.map { [PendingEvent.deviceSynced($0, kind: Self.visitKind).data] } ?? [])
+        let data = writes.events.map(\.data) + (writes.visit.map { [$0.syncedEvent(.push).data] } ?? [])
         if !data.isEmpty, lockCounter { statements += SequenceCounter.lock }
         // A count that differs from the draft's: only the headers are encoded again, not the rows.
         let headers = data.count == events.count ? events : Self.eventHeaders(writes)
@@ -43,19 +40,18 @@ struct PreparedWrites {
         if let device = writes.deviceHighWater {
             statements.append("UPDATE devices SET received_through = \(device.highWater) WHERE device_id = \(device.deviceId)")
         }
-        if let visit = writes.visit { statements.append(DeviceSyncStore.stamp(visit)) }
+        if let visit = writes.visit { statements.append(PostgresSyncVisits.stamp(visit)) }
         return statements
     }
 }
 
 extension OutboxEvent {
     /// The row's type and audience: its scope keys plus `user:<id>` of each named user.
-    var header: (type: String, audience: [String]) {
-        let audience = self.audience.scopeKeys.map(\.rawValue) + self.audience.userIds.map { ScopeKey.user($0).rawValue }
-        return (type.rawValue, Array(Set(audience)).sorted())
+    var header: (type: LiveEventType, audience: [ScopeKey]) {
+        (type, Array(Set(audience.scopeKeys + audience.userIds.map(ScopeKey.user))).sorted())
     }
 }
 
 extension PendingEvent {
-    var header: (type: String, audience: [String]) { (type, audience) }
+    var header: (type: LiveEventType, audience: [ScopeKey]) { (type, audience) }
 }

@@ -1,4 +1,4 @@
-import Postgres
+package import Postgres
 
 /// The sequence counter row, whose lock every writer of numbered changes or outbox events holds
 /// from taking it until commit (docs/decisions/0003).

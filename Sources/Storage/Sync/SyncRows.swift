@@ -134,8 +134,8 @@ struct ScopeColumns {
     var team: String?
 
     init(keys: [ScopeKey]) {
-        user = keys.first { $0.rawValue.hasPrefix("user:") }?.rawValue
-        team = keys.first { $0.rawValue.hasPrefix("team:") }?.rawValue
+        user = keys.first { $0.kind == .user }?.rawValue
+        team = keys.first { $0.kind == .team }?.rawValue
     }
 }
 

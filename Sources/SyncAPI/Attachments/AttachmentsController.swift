@@ -1,7 +1,6 @@
 import Foundation
 import HTTP
-import Storage
-import SyncEngine
+public import SyncEngine
 import SyncProtocol
 
 /// The resumable upload endpoints of PROTOCOL.md (Attachments) and the download of finished
@@ -9,96 +8,76 @@ import SyncProtocol
 /// version floor, per-device rate limit) before any work.
 ///
 /// ```swift
-/// AttachmentsController(authenticator: authenticator, principals: principals, gate: gate, uploads: uploads).register(on: router)
+/// AttachmentsController(uploads: uploads).register(on: routes)
 /// ```
 public struct AttachmentsController: Sendable {
-    let authenticator: Authenticator
-    let principals: PrincipalResolver
-    let gate: SyncGate
     let uploads: AttachmentService
 
-    public init(authenticator: Authenticator, principals: PrincipalResolver, gate: SyncGate, uploads: AttachmentService) {
-        self.authenticator = authenticator
-        self.principals = principals
-        self.gate = gate
+    public init(uploads: AttachmentService) {
         self.uploads = uploads
     }
 
-    public func register(on router: Router) {
-        router.add(.POST, "/v1/attachments", handler: registerUpload)
-        router.add(.GET, "/v1/attachments/{attId}", handler: status)
+    public func register(on routes: APIRoutes) {
+        routes.add(.POST, "/v1/attachments", admission: .sync, handler: registerUpload)
+        routes.add(.GET, "/v1/attachments/{attId}", admission: .sync, handler: status)
         // Chunks stream to a file as they arrive: a 4 MiB body never sits in memory, and a
         // declared length over the largest chunk size is refused before any byte is read.
-        router.add(
-            .PUT, "/v1/attachments/{attId}/chunks/{index}",
+        routes.add(
+            .PUT, "/v1/attachments/{attId}/chunks/{index}", admission: .sync,
             options: RouteOptions(maxBodyBytes: UploadDeclaration.chunkBytesRange.upperBound, streamsBodyToFile: true),
             handler: putChunk)
-        router.add(.POST, "/v1/attachments/{attId}/finalize", handler: finalize)
-        router.add(.GET, "/v1/attachments/{attId}/content", handler: content)
+        routes.add(.POST, "/v1/attachments/{attId}/finalize", admission: .sync, handler: finalize)
+        routes.add(.GET, "/v1/attachments/{attId}/content", admission: .sync, handler: content)
     }
 
     /// `POST /v1/attachments`: register, resume or deduplicate.
-    @Sendable func registerUpload(_ request: Request) throws -> Response {
-        let identity = try gate.admit(request, authenticatedBy: authenticator).identity
-        let declaration = try mapped { try UploadDeclaration(validating: try request.decode(AttachmentRegistration.self)) }
-        let state = try mapped { try uploads.register(declaration, by: try principals.principal(for: identity)) }
-        return .json(Self.wire(state))
+    @Sendable func registerUpload(_ device: DeviceContext) throws -> Response {
+        let declaration = try UploadDeclaration(validating: try device.request.decode(AttachmentRegistration.self))
+        let state = try uploads.register(declaration, by: try device.principal())
+        return try .json(Self.wire(state))
     }
 
     /// `GET /v1/attachments/{attId}`: the caller's session and its received chunks.
-    @Sendable func status(_ request: Request) throws -> Response {
-        let identity = try gate.admit(request, authenticatedBy: authenticator).identity
-        let attId = try Self.attId(request)
-        return .json(Self.wire(try mapped { try uploads.status(attId: attId, deviceId: identity.deviceId) }))
+    @Sendable func status(_ device: DeviceContext) throws -> Response {
+        let attId = try Self.attId(device.request)
+        return try .json(Self.wire(uploads.status(attId: attId, deviceId: device.identity.deviceId)))
     }
 
     /// `PUT /v1/attachments/{attId}/chunks/{index}` with `X-Chunk-SHA256`.
-    @Sendable func putChunk(_ request: Request) throws -> Response {
-        let identity = try gate.admit(request, authenticatedBy: authenticator).identity
+    @Sendable func putChunk(_ device: DeviceContext) throws -> Response {
+        let request = device.request
         let attId = try Self.attId(request)
         let index = try Self.chunkIndex(request)
         guard let header = request.headers["x-chunk-sha256"]?.lowercased(), FileDigest.isHexSHA256(header) else {
-            throw HTTPError.validationFailed(field: "X-Chunk-SHA256", message: "X-Chunk-SHA256 must be the chunk's SHA-256 in hex")
+            throw APIError.validationFailed(field: "X-Chunk-SHA256", "X-Chunk-SHA256 must be the chunk's SHA-256 in hex")
         }
-        guard let body = request.bodyFile else { throw HTTPError.internalError() }
-        try mapped {
-            try uploads.storeChunk(attId: attId, index: index, body: body, claimedSHA256: header, deviceId: identity.deviceId)
-        }
-        return .json(ChunkStored(attId: attId, index: index))
+        guard let body = request.bodyFile else { throw APIError.internalError() }
+        try uploads.storeChunk(attId: attId, index: index, body: body, claimedSHA256: header, deviceId: device.identity.deviceId)
+        return try .json(ChunkStored(attId: attId, index: index))
     }
 
     /// `POST /v1/attachments/{attId}/finalize`, optional body `{"chunkSha256": [...]}`.
-    @Sendable func finalize(_ request: Request) throws -> Response {
-        let identity = try gate.admit(request, authenticatedBy: authenticator).identity
+    @Sendable func finalize(_ device: DeviceContext) throws -> Response {
+        let request = device.request
         let attId = try Self.attId(request)
         let list = request.body.isEmpty ? nil : try request.decode(FinalizeRequest.self).chunkSha256
-        let sha256 = try mapped { try uploads.finalize(attId: attId, chunkSHA256: list, deviceId: identity.deviceId) }
-        return .json(FinalizeResponse(sha256: sha256))
+        let sha256 = try uploads.finalize(attId: attId, chunkSHA256: list, deviceId: device.identity.deviceId)
+        return try .json(FinalizeResponse(sha256: sha256))
     }
 
     /// `GET /v1/attachments/{attId}/content`: the bytes, scope-checked, with ranges and ETag.
-    @Sendable func content(_ request: Request) throws -> Response {
-        let identity = try gate.admit(request, authenticatedBy: authenticator).identity
-        let attId = try Self.attId(request)
-        let content = try mapped { try uploads.content(attId: attId, principal: try principals.principal(for: identity)) }
-        return ContentResponse.make(for: content, request: request)
+    @Sendable func content(_ device: DeviceContext) throws -> Response {
+        let attId = try Self.attId(device.request)
+        let content = try uploads.content(attId: attId, principal: try device.principal())
+        return ContentResponse.make(for: content, request: device.request)
     }
 
     // MARK: - Helpers
 
-    /// Runs `body`, turning an `AttachmentError` into its protocol answer.
-    private func mapped<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as AttachmentError {
-            throw error.httpError
-        }
-    }
-
     private static func attId(_ request: Request) throws -> String {
         let attId = try request.parameter("attId")
         guard DeviceIdentifier.isValid(attId) else {
-            throw HTTPError.validationFailed(field: "attId", message: "attId must be 1-128 characters of A-Z a-z 0-9 . _ : -")
+            throw APIError.validationFailed(field: "attId", "attId must be 1-128 characters of A-Z a-z 0-9 . _ : -")
         }
         return attId
     }
@@ -108,7 +87,7 @@ public struct AttachmentsController: Sendable {
     private static func chunkIndex(_ request: Request) throws -> Int {
         let text = try request.parameter("index")
         guard (1...9).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let index = Int(text) else {
-            throw HTTPError.validationFailed(field: "index", message: "index must be a chunk number 0, 1, 2, …")
+            throw APIError.validationFailed(field: "index", "index must be a chunk number 0, 1, 2, …")
         }
         return index
     }

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import Storage
+import SyncEngine
 import SyncProtocol
 
 /// The download answer for a finished attachment: the blob file, whole or one byte range.
@@ -28,9 +28,9 @@ enum ContentResponse {
             headers["Content-Range"] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(size)"
             return Response(status: 206, headers: headers, body: .file(content.file.url, range: range))
         case .unsatisfiable:
-            return HTTPError(
-                status: 416, code: ErrorCode.rangeNotSatisfiable.rawValue, message: "The range starts beyond the end of the file.",
-                details: ["size": .int(Int(size))], headers: ["Content-Range": "bytes */\(size)", "ETag": etag]
+            return APIError(
+                .rangeNotSatisfiable, "The range starts beyond the end of the file.", details: ["size": .int(size)],
+                headers: ["Content-Range": "bytes */\(size)", "ETag": etag]
             ).response()
         }
     }

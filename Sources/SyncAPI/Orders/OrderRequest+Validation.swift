@@ -17,7 +17,7 @@ extension OrderRequest {
         let order = try request.decode(OrderRequest.self)
         let object = try request.decode([String: JSONValue].self)
         if let unknown = object.keys.sorted().first(where: { !members.contains($0) }) {
-            throw HTTPError.validationFailed(field: unknown, message: "\(unknown) is not a member of an order request")
+            throw APIError.validationFailed(field: unknown, "\(unknown) is not a member of an order request")
         }
         try order.checkValues()
         return order
@@ -25,17 +25,17 @@ extension OrderRequest {
 
     private func checkValues() throws {
         if customerId.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw HTTPError.validationFailed(field: "customerId", message: "customerId must not be empty")
+            throw APIError.validationFailed(field: "customerId", "customerId must not be empty")
         }
         try StorableText.require(customerId, field: "customerId")
         try StorableText.require(note, field: "note")
         for (index, line) in lines.enumerated() {
             if line.sku.trimmingCharacters(in: .whitespaces).isEmpty {
-                throw HTTPError.validationFailed(field: "lines[\(index)].sku", message: "sku must not be empty")
+                throw APIError.validationFailed(field: "lines[\(index)].sku", "sku must not be empty")
             }
             try StorableText.require(line.sku, field: "lines[\(index)].sku")
             if line.qty < 1 {
-                throw HTTPError.validationFailed(field: "lines[\(index)].qty", message: "qty must be at least 1")
+                throw APIError.validationFailed(field: "lines[\(index)].qty", "qty must be at least 1")
             }
         }
     }

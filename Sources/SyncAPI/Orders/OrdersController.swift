@@ -1,7 +1,6 @@
 import Foundation
 import HTTP
-import Storage
-import SyncEngine
+public import SyncEngine
 import SyncProtocol
 
 /// `POST /v1/orders`, `POST /v1/orders/{orderId}/confirm` and `…/reject` (PROTOCOL.md, Orders).
@@ -9,60 +8,54 @@ import SyncProtocol
 /// The back-office confirms and rejects through the same ``OrderService``. Every call passes
 /// the ``SyncGate`` like a sync call: maintenance, the emergency minimum version, the rate limit.
 public struct OrdersController: Sendable {
-    let authenticator: Authenticator
-    let principals: PrincipalResolver
-    let gate: SyncGate
     let orders: OrderService
 
-    public init(authenticator: Authenticator, principals: PrincipalResolver, gate: SyncGate, orders: OrderService) {
-        self.authenticator = authenticator
-        self.principals = principals
-        self.gate = gate
+    public init(orders: OrderService) {
         self.orders = orders
     }
 
-    public func register(on router: Router) {
-        router.add(.POST, "/v1/orders", handler: submit)
-        router.add(.POST, "/v1/orders/{orderId}/confirm", handler: confirm)
-        router.add(.POST, "/v1/orders/{orderId}/reject", handler: reject)
+    public func register(on routes: APIRoutes) {
+        routes.add(.POST, "/v1/orders", admission: .sync, handler: submit)
+        routes.add(.POST, "/v1/orders/{orderId}/confirm", admission: .sync, handler: confirm)
+        routes.add(.POST, "/v1/orders/{orderId}/reject", admission: .sync, handler: reject)
     }
 
-    @Sendable func submit(_ request: Request) throws -> Response {
-        let principal = try admitted(request)
-        let key = try IdempotencyKeyHeader.value(of: request)
-        let body = try OrderRequest.validated(from: request)
-        let receipt = try mappingSyncErrors { try orders.submit(body, idempotencyKey: key, by: principal) }
+    @Sendable func submit(_ device: DeviceContext) throws -> Response {
+        let principal = try device.principal()
+        let key = try IdempotencyKeyHeader.value(of: device.request)
+        let body = try OrderRequest.validated(from: device.request)
+        let receipt = try orders.submit(body, under: IdempotencyKey(endpoint: Self.submitEndpoint, value: key), by: principal) { order in
+            RecordedResponse(status: 201, body: try Response.defaultJSONEncoder().encode(order))
+        }
         var headers: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8"]
         if receipt.replayed { headers["Idempotent-Replayed"] = "true" }
-        return Response(status: receipt.status, headers: headers, body: .bytes(receipt.body))
+        return Response(status: receipt.response.status, headers: headers, body: .bytes(receipt.response.body))
     }
 
-    @Sendable func confirm(_ request: Request) throws -> Response {
-        let principal = try officePrincipal(request)
-        let orderId = try request.parameter("orderId")
-        return .json(try mappingSyncErrors { try orders.confirm(orderId, by: principal) })
+    @Sendable func confirm(_ device: DeviceContext) throws -> Response {
+        let principal = try Self.officePrincipal(device)
+        let orderId = try device.request.parameter("orderId")
+        return try .json(orders.confirm(orderId, by: principal))
     }
 
-    @Sendable func reject(_ request: Request) throws -> Response {
-        let principal = try officePrincipal(request)
-        let orderId = try request.parameter("orderId")
-        let body = try request.decode(RejectOrderRequest.self)
+    @Sendable func reject(_ device: DeviceContext) throws -> Response {
+        let principal = try Self.officePrincipal(device)
+        let orderId = try device.request.parameter("orderId")
+        let body = try device.request.decode(RejectOrderRequest.self)
         guard !body.reason.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            throw HTTPError.validationFailed(field: "reason", message: "a rejection needs a reason")
+            throw APIError.validationFailed(field: "reason", "a rejection needs a reason")
         }
         try StorableText.require(body.reason, field: "reason")
-        return .json(try mappingSyncErrors { try orders.reject(orderId, reason: body.reason, by: principal) })
+        return try .json(orders.reject(orderId, reason: body.reason, by: principal))
     }
 
-    /// The authenticated caller, once the gate let the call through.
-    private func admitted(_ request: Request) throws -> Principal {
-        try principals.principal(for: try gate.admit(request, authenticatedBy: authenticator).identity)
-    }
+    /// The endpoint order keys belong to, as the idempotency ledger stores it.
+    static let submitEndpoint = "POST /v1/orders"
 
     /// The caller, who must be a dispatcher or an admin (checked before the body is read).
-    private func officePrincipal(_ request: Request) throws -> Principal {
-        let principal = try admitted(request)
-        guard principal.role.isOffice else { throw HTTPError.forbidden(message: "only dispatchers and admins decide orders") }
+    private static func officePrincipal(_ device: DeviceContext) throws -> Principal {
+        let principal = try device.principal()
+        guard principal.role.isOffice else { throw APIError.forbidden("only dispatchers and admins decide orders") }
         return principal
     }
 }
@@ -76,11 +69,10 @@ enum IdempotencyKeyHeader {
     /// - Throws: 400 `IDEMPOTENCY_KEY_REQUIRED` when absent or blank, 400 `VALIDATION_FAILED` when malformed.
     static func value(of request: Request) throws -> String {
         guard let key = request.headers[name]?.trimmingCharacters(in: .whitespaces), !key.isEmpty else {
-            throw HTTPError(
-                status: 400, code: ErrorCode.idempotencyKeyRequired.rawValue, message: "POST /v1/orders needs an Idempotency-Key header")
+            throw APIError(.idempotencyKeyRequired, "POST /v1/orders needs an Idempotency-Key header")
         }
         guard key.utf8.count <= maxLength, key.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) else {
-            throw HTTPError.validationFailed(field: name, message: "an Idempotency-Key is 1-\(maxLength) visible ASCII characters")
+            throw APIError.validationFailed(field: name, "an Idempotency-Key is 1-\(maxLength) visible ASCII characters")
         }
         return key
     }

@@ -1,64 +1,52 @@
 import Foundation
 import HTTP
-import Storage
-import SyncEngine
+public import SyncEngine
 import SyncProtocol
 
 /// `POST /v1/reports/sync` and `GET /v1/assignments?since=` (PROTOCOL.md "Inspection reports"):
 /// the simple contract of report apps, on the `reports` and `assignments` collections.
 public struct ReportsController: Sendable {
-    let authenticator: Authenticator
-    let principals: PrincipalResolver
-    let gate: SyncGate
     let reports: ReportSyncService
-    let assignments: AssignmentFeed
+    let assignments: any AssignmentReader
     let photos: ReportPhotoService
     let schemaVersion: Int
 
-    public init(
-        authenticator: Authenticator, principals: PrincipalResolver, gate: SyncGate, reports: ReportSyncService, assignments: AssignmentFeed,
-        photos: ReportPhotoService, schemaVersion: Int
-    ) {
-        self.authenticator = authenticator
-        self.principals = principals
-        self.gate = gate
+    public init(reports: ReportSyncService, assignments: any AssignmentReader, photos: ReportPhotoService, schemaVersion: Int) {
         self.reports = reports
         self.assignments = assignments
         self.photos = photos
         self.schemaVersion = schemaVersion
     }
 
-    public func register(on router: Router) {
-        router.add(.POST, "/v1/reports/sync", handler: sync)
-        router.add(.GET, "/v1/assignments", handler: listAssignments)
+    public func register(on routes: APIRoutes) {
+        routes.add(.POST, "/v1/reports/sync", admission: .sync, handler: sync)
+        routes.add(.GET, "/v1/assignments", admission: .sync, handler: listAssignments)
         // One photo per request, streamed to disk as it arrives; the cap leaves room for the
         // multipart framing around the largest attachment the default settings allow.
-        router.add(
-            .POST, "/v1/reports/{serverId}/photos", options: RouteOptions(maxBodyBytes: Self.maxPhotoRequestBytes, streamsBodyToFile: true),
+        routes.add(
+            .POST, "/v1/reports/{serverId}/photos", admission: .sync, options: RouteOptions(maxBodyBytes: Self.maxPhotoRequestBytes, streamsBodyToFile: true),
             handler: uploadPhoto)
     }
 
-    @Sendable func sync(_ request: Request) throws -> Response {
-        let (identity, settings) = try gate.admit(request, authenticatedBy: authenticator)
-        let body = try request.decode(ReportSyncRequest.self)
-        if let field = body.firstUnstorableMember() { throw HTTPError.unstorableText(field: field) }
+    @Sendable func sync(_ device: DeviceContext) throws -> Response {
+        let settings = device.settings
+        let body = try device.request.decode(ReportSyncRequest.self)
+        if let field = body.firstUnstorableMember() { throw APIError.unstorableText(field: field) }
         // Each report is its own transaction; the push batch limit bounds one request's work.
         guard body.reports.count <= settings.maxOpsPerPush else {
-            throw HTTPError.validationFailed(field: "reports", message: "at most \(settings.maxOpsPerPush) reports per request")
+            throw APIError.validationFailed(field: "reports", "at most \(settings.maxOpsPerPush) reports per request")
         }
-        let principal = try principals.principal(for: identity)
-        let results = try mappingSyncErrors { try reports.sync(body, by: principal) }
+        let results = try reports.sync(body, by: try device.principal())
         return respond([
             "results": .array(results.map(\.jsonValue)), "minSupportedAppVersion": .string(settings.minSupportedAppVersion),
             "serverSchemaVersion": .int(Int64(schemaVersion)),
         ])
     }
 
-    @Sendable func listAssignments(_ request: Request) throws -> Response {
-        let (identity, settings) = try gate.admit(request, authenticatedBy: authenticator)
-        let since = try Self.since(request.query["since"])
-        let page = try assignments.assignments(
-            for: try principals.principal(for: identity), since: since, limit: settings.maxPullLimit)
+    @Sendable func listAssignments(_ device: DeviceContext) throws -> Response {
+        let settings = device.settings
+        let since = try Self.since(device.request.query["since"])
+        let page = try assignments.assignments(for: try device.principal(), since: since, limit: settings.maxPullLimit)
         let items: [JSONValue] = page.map {
             ["assignmentId": .string($0.assignmentId), "payload": .object($0.payload), "revision": .int($0.revision)]
         }
@@ -70,27 +58,21 @@ public struct ReportsController: Sendable {
 
     static let maxPhotoRequestBytes = (50 << 20) + (64 << 10)
 
-    @Sendable func uploadPhoto(_ request: Request) throws -> Response {
-        let (identity, settings) = try gate.admit(request, authenticatedBy: authenticator)
+    @Sendable func uploadPhoto(_ device: DeviceContext) throws -> Response {
+        let (request, settings) = (device.request, device.settings)
         let serverId = try request.parameter("serverId")
-        guard let body = request.bodyFile else { throw HTTPError.internalError() }
+        guard let body = request.bodyFile else { throw APIError.internalError() }
         let part: MultipartFile
         do {
             let boundary = try MultipartFileReader.boundary(contentType: request.headers["content-type"])
             var reader = try MultipartFileReader(body: body, boundary: boundary)
             part = try reader.firstFile(into: body.deletingLastPathComponent())
         } catch let error as MultipartError {
-            throw HTTPError.validationFailed(field: "photo", message: "unreadable multipart/form-data body: \(error)")
+            throw APIError.validationFailed(field: "photo", "unreadable multipart/form-data body: \(error)")
         }
         defer { try? FileManager.default.removeItem(at: part.url) }
-        let principal = try principals.principal(for: identity)
-        let receipt = try mappingSyncErrors {
-            do {
-                return try photos.attach(part.url, contentType: part.contentType ?? "application/octet-stream", to: serverId, by: principal)
-            } catch let error as AttachmentError {
-                throw error.httpError
-            }
-        }
+        let principal = try device.principal()
+        let receipt = try photos.attach(part.url, contentType: part.contentType ?? "application/octet-stream", to: serverId, by: principal)
         return respond([
             "serverId": .string(receipt.serverId), "attachmentId": .string(receipt.attachmentId),
             "revision": receipt.revision.map(JSONValue.int) ?? .null,
@@ -108,7 +90,7 @@ public struct ReportsController: Sendable {
     static func since(_ text: String?) throws -> Int64 {
         guard let text else { return 0 }
         guard let value = Int64(text), value >= 0 else {
-            throw HTTPError.validationFailed(field: "since", message: "since must be a revision (an integer >= 0)")
+            throw APIError.validationFailed(field: "since", "since must be a revision (an integer >= 0)")
         }
         return value
     }

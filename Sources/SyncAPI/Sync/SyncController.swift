@@ -1,47 +1,35 @@
 import Foundation
 import HTTP
-import Storage
-import SyncEngine
+public import SyncEngine
 import SyncProtocol
 
 /// `POST /v1/sync/push` and `GET /v1/sync/pull` (PROTOCOL.md, Push and Pull).
 public struct SyncController: Sendable {
-    let authenticator: Authenticator
-    let principals: PrincipalResolver
-    let gate: SyncGate
     let pushes: PushService
-    let pulls: PullStore
-    let devices: DeviceSyncStore
-    let cursors: PullCursorCodec
+    let pulls: PullService
+    let visits: any SyncVisitRecorder
     let schema: Schema
 
-    public init(
-        authenticator: Authenticator, principals: PrincipalResolver, gate: SyncGate, pushes: PushService, pulls: PullStore,
-        devices: DeviceSyncStore, cursors: PullCursorCodec, schema: Schema
-    ) {
-        self.authenticator = authenticator
-        self.principals = principals
-        self.gate = gate
+    public init(pushes: PushService, pulls: PullService, visits: any SyncVisitRecorder, schema: Schema) {
         self.pushes = pushes
         self.pulls = pulls
-        self.devices = devices
-        self.cursors = cursors
+        self.visits = visits
         self.schema = schema
     }
 
-    public func register(on router: Router) {
-        router.add(.POST, "/v1/sync/push", handler: push)
-        router.add(.GET, "/v1/sync/pull", handler: pull)
+    public func register(on routes: APIRoutes) {
+        routes.add(.POST, "/v1/sync/push", admission: .sync, handler: push)
+        routes.add(.GET, "/v1/sync/pull", admission: .sync, handler: pull)
     }
 
-    @Sendable func push(_ request: Request) throws -> Response {
-        let (identity, settings) = try gate.admit(request, authenticatedBy: authenticator)
-        let body = try request.decode(PushRequest.self, quickly: PushRequest.init(quickly:))
-        let principal = try principals.principal(for: identity)
-        let visit = SyncVisit(principal: principal, appVersion: request.headers["x-app-version"])
-        let outcome = try mappingSyncErrors { try pushes.push(body, by: principal, configuration: limits(settings), visit: visit) }
+    @Sendable func push(_ device: DeviceContext) throws -> Response {
+        let body = try device.request.decode(PushRequest.self, quickly: PushRequest.init(quickly:))
+        let principal = try device.principal()
+        let settings = device.settings
+        let visit = SyncVisit(principal: principal, appVersion: device.appVersion)
+        let outcome = try pushes.push(body, by: principal, configuration: limits(settings), visit: visit)
         // The push's own transaction recorded the visit, unless every op failed in the fallback.
-        let newServerSeq = try outcome.newServerSeq ?? devices.recordSync(visit, kind: "push")
+        let newServerSeq = try outcome.newServerSeq ?? visits.record(visit, kind: .push)
         // Written through JSONValue: the same JSON as `PushResponse`, without JSONEncoder's cost.
         let response: JSONValue = [
             "results": .array(outcome.results.map(\.jsonValue)),
@@ -51,18 +39,14 @@ public struct SyncController: Sendable {
         return Response(status: 200, headers: ["Content-Type": "application/json; charset=utf-8"], body: .bytes(response.canonicalData()))
     }
 
-    @Sendable func pull(_ request: Request) throws -> Response {
-        let (identity, settings) = try gate.admit(request, authenticatedBy: authenticator)
-        let limit = try Self.limit(request.query["limit"], maximum: settings.maxPullLimit)
-        let cursor = try request.query["cursor"].map(decodeCursor)
-        let principal = try principals.principal(for: identity)
-        let page = try pulls.page(
-            for: principal, after: cursor?.position ?? 0, initialSyncStart: cursor?.initialSyncStart, startInitialSync: cursor == nil,
-            limit: limit)
-        try devices.recordSync(SyncVisit(principal: principal, appVersion: request.headers["x-app-version"]), kind: "pull")
-        let next = PullCursor(position: page.position, initialSyncStart: page.initialSyncStart, issuedAt: Date())
+    @Sendable func pull(_ device: DeviceContext) throws -> Response {
+        let settings = device.settings
+        let limit = try Self.limit(device.request.query["limit"])
+        let principal = try device.principal()
+        let page = try pulls.page(for: principal, cursor: device.request.query["cursor"], limit: limit, maximum: settings.maxPullLimit)
+        try visits.record(SyncVisit(principal: principal, appVersion: device.appVersion), kind: .pull)
         let body = PullResponseWriter.write(
-            changes: page.changes, nextCursor: cursors.encode(next), hasMore: page.hasMore, newServerSeq: page.newServerSeq,
+            changes: page.changes, nextCursor: page.nextCursor, hasMore: page.hasMore, newServerSeq: page.newServerSeq,
             minSupportedAppVersion: settings.minSupportedAppVersion, serverSchemaVersion: schema.version)
         return Response(status: 200, headers: ["Content-Type": "application/json; charset=utf-8"], body: .bytes(body))
     }
@@ -76,24 +60,12 @@ public struct SyncController: Sendable {
         return configuration
     }
 
-    private func decodeCursor(_ text: String) throws -> PullCursor {
-        do {
-            return try cursors.decode(text)
-        } catch .invalid {
-            throw HTTPError(status: 400, code: ErrorCode.cursorInvalid.rawValue, message: "This cursor was not issued by this server.")
-        } catch .expired {
-            throw HTTPError(
-                status: 410, code: ErrorCode.cursorExpired.rawValue,
-                message: "This cursor is older than 30 days. Download again without a cursor; queued changes are kept.")
-        }
-    }
-
-    /// The page size: 500 by default, clamped to the configured maximum.
-    static func limit(_ text: String?, maximum: Int) throws -> Int {
-        guard let text else { return maximum }
+    /// The page size asked for; nil when absent (the configured maximum).
+    static func limit(_ text: String?) throws -> Int? {
+        guard let text else { return nil }
         guard let value = Int(text), value >= 1 else {
-            throw HTTPError.validationFailed(field: "limit", message: "limit must be a positive integer")
+            throw APIError.validationFailed(field: "limit", "limit must be a positive integer")
         }
-        return min(value, maximum)
+        return value
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import Storage
+public import SyncEngine
 import SyncProtocol
 
 /// `GET /v1/team/rollup`: a team's members and their sync figures, for supervisors' phones.
@@ -8,35 +8,33 @@ import SyncProtocol
 /// A supervisor gets their own team; an administrator names one with `?team=`; anyone
 /// else gets 403 `FORBIDDEN`.
 public struct TeamRollupController: Sendable {
-    let authenticator: Authenticator
-    let rollups: TeamRollupStore
+    let rollups: any TeamRollupStore
 
-    public init(authenticator: Authenticator, rollups: TeamRollupStore) {
-        self.authenticator = authenticator
+    public init(rollups: any TeamRollupStore) {
         self.rollups = rollups
     }
 
-    public func register(on router: Router) {
-        router.add(.GET, "/v1/team/rollup", handler: rollup)
+    public func register(on routes: APIRoutes) {
+        routes.add(.GET, "/v1/team/rollup", admission: .authenticated, handler: rollup)
     }
 
-    @Sendable func rollup(_ request: Request) throws -> Response {
-        let user = try authenticator.authenticate(request).user
+    @Sendable func rollup(_ device: DeviceContext) throws -> Response {
+        let user = device.identity.user
         let team: String
         switch user.role {
         case .supervisor:
-            guard let own = user.teamId else { throw HTTPError.forbidden(message: "You are not in a team, so there is no roll-up to show.") }
+            guard let own = user.teamId else { throw APIError.forbidden("You are not in a team, so there is no roll-up to show.") }
             team = own
         case .admin:
-            guard let named = request.query["team"], !named.isEmpty else {
-                throw HTTPError.validationFailed(field: "team", message: "Name the team with ?team=.")
+            guard let named = device.request.query["team"], !named.isEmpty else {
+                throw APIError.validationFailed(field: "team", "Name the team with ?team=.")
             }
             team = named
         case .field, .dispatcher:
-            throw HTTPError.forbidden(message: "Only supervisors and administrators see team roll-ups.")
+            throw APIError.forbidden("Only supervisors and administrators see team roll-ups.")
         }
         let members = try rollups.rollup(teamId: team)
-        return .json(TeamRollupResponse(teamId: team, generatedAt: RFC3339.string(from: Date()), members: members.map(MemberFigures.init)))
+        return try .json(TeamRollupResponse(teamId: team, generatedAt: RFC3339.string(from: Date()), members: members.map(MemberFigures.init)))
     }
 }
 

@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 /// Who performs an operation: the authenticated user, their role and team, and the device.
 ///

@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 /// A visibility key of a record: `user:<assigneeId>` or `team:<teamId>`.
 ///
@@ -19,11 +19,25 @@ public struct ScopeKey: RawRepresentable, Hashable, Comparable, Codable, Sendabl
         try container.encode(rawValue)
     }
 
+    /// Whose records a key names: one user's, or a whole team's.
+    public enum Kind: String, Sendable {
+        case user, team
+
+        /// The text every key of this kind starts with.
+        public var prefix: String { rawValue + ":" }
+    }
+
     /// `user:<id>`.
-    public static func user(_ id: String) -> ScopeKey { ScopeKey(rawValue: "user:" + id) }
+    public static func user(_ id: String) -> ScopeKey { ScopeKey(rawValue: Kind.user.prefix + id) }
 
     /// `team:<id>`.
-    public static func team(_ id: String) -> ScopeKey { ScopeKey(rawValue: "team:" + id) }
+    public static func team(_ id: String) -> ScopeKey { ScopeKey(rawValue: Kind.team.prefix + id) }
+
+    /// The key's kind; nil for text that is neither a user's nor a team's key.
+    public var kind: Kind? {
+        if rawValue.hasPrefix(Kind.user.prefix) { return .user }
+        return rawValue.hasPrefix(Kind.team.prefix) ? .team : nil
+    }
 
     /// The keys of a record payload, sorted: from its `assigneeId` and `teamId` strings.
     public static func keys(of payload: [String: JSONValue]) -> [ScopeKey] {

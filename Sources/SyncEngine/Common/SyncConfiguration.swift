@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Tunables of the sync engine, with PROTOCOL.md's defaults.
 public struct SyncConfiguration: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 /// A failure of a whole request to the engine, carrying its protocol error code.
 ///

@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 /// The input of one push: who pushes, in which schema version, which ops.
 public struct PushBatch: Sendable, Hashable {

@@ -1,5 +1,5 @@
-import Foundation
-import SyncProtocol
+public import Foundation
+public import SyncProtocol
 
 /// One push (or a re-run of deferred ops) inside one transaction: rules 1 to 8 of PROTOCOL.md.
 ///

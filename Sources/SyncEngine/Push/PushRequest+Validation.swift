@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 extension PushRequest {
     /// The whole-request checks of a push: `VALIDATION_FAILED` naming the offending member in

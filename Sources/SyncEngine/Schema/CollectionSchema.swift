@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 /// How a collection settles overlapping field writes (PROTOCOL rule 8).
 public enum ConflictPolicy: String, Codable, Sendable, Hashable {

@@ -1,5 +1,5 @@
 import Foundation
-import SyncProtocol
+public import SyncProtocol
 
 /// Why a value does not fit its field; `path` locates it inside nested values (`lines[0].qty`).
 public struct ValueProblem: Sendable, Hashable {

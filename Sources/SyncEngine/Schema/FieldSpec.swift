@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 /// The declared shape of one field: its type and the rules that go with it.
 ///

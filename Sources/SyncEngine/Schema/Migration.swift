@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 /// The payload changes between schema version `from` and `from + 1` for one collection.
 ///

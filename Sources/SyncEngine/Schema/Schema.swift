@@ -1,5 +1,5 @@
-import Foundation
-import SyncProtocol
+public import Foundation
+public import SyncProtocol
 
 /// The server's declaration of its collections: fields, types, write rules, precedence tables,
 /// transitions, lock rules, conflict policy, schema version and payload migrations.

@@ -1,4 +1,4 @@
-import SyncProtocol
+public import SyncProtocol
 
 /// What a role may do in an area: look, or also change things.
 public enum Access: Int, Comparable, Sendable {
@@ -8,32 +8,20 @@ public enum Access: Int, Comparable, Sendable {
     public static func < (lhs: Access, rhs: Access) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// The back-office's role matrix: the one place that says who may open and change what.
+/// Who may open and change what in the back-office.
 ///
-/// Routes declare the area and access they need (`view` for pages, `manage` for forms
-/// that change data); navigation shows only the areas a role may view.
+/// Routes declare the area and access they need (`view` for pages, `manage` for forms that
+/// change data); each area lists the access of each role; navigation shows only the areas a
+/// role may view.
 ///
 /// ```swift
 /// AccessPolicy.permits(.dispatcher, .manage, in: .orders)    // true
 /// AccessPolicy.permits(.supervisor, .manage, in: .syncCentre) // false: read-only
 /// ```
 public enum AccessPolicy {
-    /// Per area, the strongest access of each role; a role not listed may not open it.
-    /// Field users never reach the back-office (see `canSignIn`).
-    static let matrix: [Area: [Role: Access]] = [
-        .dashboard: [.admin: .view, .dispatcher: .view, .supervisor: .view],
-        .orders: [.admin: .manage, .dispatcher: .manage],
-        .conflicts: [.admin: .manage, .dispatcher: .manage],
-        .syncCentre: [.admin: .manage, .dispatcher: .manage, .supervisor: .view],
-        .teamRollup: [.admin: .view, .supervisor: .view],
-        .liveEvents: [.admin: .view, .dispatcher: .view, .supervisor: .view],
-        .users: [.admin: .manage],
-        .settings: [.admin: .manage],
-    ]
-
     /// Whether `role` has at least `access` in `area`.
     public static func permits(_ role: Role, _ access: Access, in area: Area) -> Bool {
-        guard canSignIn(role), let granted = matrix[area]?[role] else { return false }
+        guard canSignIn(role), let granted = area.access[role] else { return false }
         return granted >= access
     }
 

@@ -1,40 +1,33 @@
-/// A part of the back-office that a role may open, with where it lives and what the
-/// navigation calls it.
-public enum Area: String, CaseIterable, Sendable {
-    case dashboard
-    case orders
-    case conflicts
-    case syncCentre
-    case teamRollup
-    case liveEvents
-    case users
-    case settings
+public import SyncProtocol
 
+/// A part of the back-office: where its main page lives, what the navigation calls it, and
+/// which roles may open it. Each feature declares its own areas beside its pages.
+///
+/// ```swift
+/// extension Area {
+///     public static let orders = Area(path: "/admin/orders", title: "Orders", access: [.admin: .manage, .dispatcher: .manage])
+/// }
+/// ```
+/// Areas are told apart by their path.
+public struct Area: Hashable, Sendable {
     /// The path of the area's main page.
-    public var path: String {
-        switch self {
-        case .dashboard: "/admin"
-        case .orders: "/admin/orders"
-        case .conflicts: "/admin/conflicts"
-        case .syncCentre: "/admin/sync"
-        case .teamRollup: "/admin/team"
-        case .liveEvents: "/admin/events"
-        case .users: "/admin/users"
-        case .settings: "/admin/settings"
-        }
+    public let path: String
+    /// The area's name in the navigation and in page titles.
+    public let title: String
+    /// The strongest access of each role; a role not listed may not open the area. Field
+    /// users never reach the back-office, whatever is listed.
+    let access: [Role: Access]
+    /// Whether the navigation links to the area once its main page exists.
+    let inNavigation: Bool
+
+    public init(path: String, title: String, access: [Role: Access], inNavigation: Bool = true) {
+        self.path = path
+        self.title = title
+        self.access = access
+        self.inNavigation = inNavigation
     }
 
-    /// The area's name in the navigation and in page titles.
-    public var title: String {
-        switch self {
-        case .dashboard: "Dashboard"
-        case .orders: "Orders"
-        case .conflicts: "Conflicts"
-        case .syncCentre: "Sync centre"
-        case .teamRollup: "Team"
-        case .liveEvents: "Live feed"
-        case .users: "Users & devices"
-        case .settings: "Settings"
-        }
-    }
+    public static func == (lhs: Area, rhs: Area) -> Bool { lhs.path == rhs.path }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(path) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import SyncEngine
 import Templating
 
 /// Turns a `Page` into an HTML response: the page's template inside the layout, with
@@ -8,17 +9,17 @@ final class PageRenderer: Sendable {
     private let templates: TemplateLibrary
     private let files: StaticFiles
     /// The areas whose pages exist, in navigation order.
-    private let available: [Area]
+    private let navigation: Navigation
 
-    init(templates: TemplateLibrary, files: StaticFiles, available: [Area]) {
+    init(templates: TemplateLibrary, files: StaticFiles, navigation: Navigation) {
         self.templates = templates
         self.files = files
-        self.available = available
+        self.navigation = navigation
     }
 
     /// Whether the area has pages a navigation link may lead to.
     func isAvailable(_ area: Area) -> Bool {
-        available.contains(area)
+        navigation.contains(area)
     }
 
     /// Renders `page`.
@@ -36,7 +37,7 @@ final class PageRenderer: Sendable {
                 "csrfToken": .string(session.csrfToken),
             ]
             values["nav"] = .array(
-                AccessPolicy.areas(for: session.user.role, among: available).map { area in
+                AccessPolicy.areas(for: session.user.role, among: navigation.all).map { area in
                     ["title": .string(area.title), "path": .string(area.path), "current": .bool(area == page.area)]
                 })
         }

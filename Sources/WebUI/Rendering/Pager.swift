@@ -1,6 +1,6 @@
 import Cryptography
 import Foundation
-import Storage
+import SyncEngine
 import Templating
 
 /// Paging of a back-office list with plain links: reads the `after` parameter and builds
@@ -8,7 +8,7 @@ import Templating
 ///
 /// `after` is an opaque token, base64url of a small JSON document holding the store's
 /// `PageCursor` and how many rows the earlier pages showed (only for the "101–200" text).
-/// A token this server did not write is refused with the 400 page (see `PageRoutes`).
+/// A token this server did not write is refused with the 400 page (see `BackOfficePages`).
 struct Pager {
     static let parameter = "after"
     /// More rows than any list holds; a larger count in a token is forged, and would

@@ -12,13 +12,23 @@ struct ErrorPages: Middleware {
     func respond(to request: Request, next: Handler) throws -> Response {
         do {
             return try next(request)
-        } catch let error as HTTPError where (error.status == 404 || error.status == 405) && !request.path.hasPrefix("/v1/") {
+        } catch let failure as HTTPFailure where failure.isUnknownAddress && !request.path.hasPrefix("/v1/") {
             // The viewer's navigation is a courtesy: when the session cannot be read the
             // page is still rendered, without it.
             let session: WebSession? = if case .live(let live)? = try? sessions.lookup(request) { live } else { nil }
-            var response = try renderer.error(error.status, session: session)
-            if let allow = error.headers["Allow"] { response.headers["Allow"] = allow }
+            var response = try renderer.error(failure.status, session: session)
+            for (name, value) in failure.headers { response.headers[name] = value }
             return response
+        }
+    }
+}
+
+extension HTTPFailure {
+    /// No route for the path (404), or not for this method (405).
+    fileprivate var isUnknownAddress: Bool {
+        switch self {
+        case .notFound, .methodNotAllowed: true
+        default: false
         }
     }
 }

@@ -1,5 +1,5 @@
 import Cryptography
-import Foundation
+public import Foundation
 
 /// Tokens that prove a form was served by this server to this browser.
 ///

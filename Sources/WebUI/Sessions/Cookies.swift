@@ -1,3 +1,4 @@
+import Foundation
 import HTTP
 
 /// The back-office's cookies and their attributes.

@@ -1,15 +1,15 @@
 import Foundation
 import HTTP
-import Storage
+import SyncEngine
 
 /// Starts, finds and ends back-office sessions, timing them with the configured clock.
 final class SessionManager: Sendable {
-    private let store: WebSessionStore
-    private let accounts: AccountStore
+    private let store: any WebSessionStore
+    private let accounts: any AccountStore
     private let csrf: CSRFProtection
     private let configuration: WebConfiguration
 
-    init(store: WebSessionStore, accounts: AccountStore, csrf: CSRFProtection, configuration: WebConfiguration) {
+    init(store: any WebSessionStore, accounts: any AccountStore, csrf: CSRFProtection, configuration: WebConfiguration) {
         self.store = store
         self.accounts = accounts
         self.csrf = csrf

@@ -1,5 +1,4 @@
-import Storage
-import SyncEngine
+public import SyncEngine
 
 /// A signed-in browser: who it is and the token its forms must carry.
 public struct WebSession: Sendable {
@@ -12,7 +11,7 @@ public struct WebSession: Sendable {
     /// The signed-in user as the engine's actor. The stable pseudo device `web:<userId>`
     /// makes field-conflict detection treat back-office edits as another device's.
     var principal: Principal {
-        Principal(userId: user.id, role: user.role, teamId: user.teamId, deviceId: "web:\(user.id)")
+        Principal(userId: user.id, role: user.role, teamId: user.teamId, deviceId: user.backOfficeDeviceId)
     }
 }
 

@@ -1,4 +1,4 @@
-import Storage
+import SyncEngine
 
 /// One setting the back-office edits: its label, explanation, and how its value is read.
 struct SettingField {
@@ -33,8 +33,6 @@ struct SettingSection {
 
 /// Every setting the back-office edits, grouped as the page shows them.
 enum SettingsCatalogue {
-    static let mebibyte = 1_048_576
-
     /// The form field that confirms the consequences of an emergency minimum version.
     static let acknowledgement = "acknowledgeHardMinimum"
 
@@ -65,7 +63,7 @@ enum SettingsCatalogue {
                     SettingField(
                         key: "maintenanceRetryAfterSeconds", label: "Devices retry after",
                         help: "How long devices wait before trying again during maintenance.",
-                        kind: .number(\.maintenanceRetryAfterSeconds, range: 10...3600, unit: "seconds")),
+                        kind: .number(\.maintenanceRetryAfterSeconds, range: ServerSettings.Limits.maintenanceRetryAfterSeconds, unit: "seconds")),
                 ]),
             SettingSection(
                 title: "Retention", summary: "How long the server and the devices keep things.",
@@ -73,37 +71,37 @@ enum SettingsCatalogue {
                     SettingField(
                         key: "opResultRetentionDays", label: "Keep op results for",
                         help: "A device that resends an op within this time gets the original answer. At least 30 days.",
-                        kind: .number(\.opResultRetentionDays, range: 30...3650, unit: "days")),
+                        kind: .number(\.opResultRetentionDays, range: ServerSettings.Limits.opResultRetentionDays, unit: "days")),
                     SettingField(
                         key: "tombstoneRetentionDays", label: "Keep deletions for",
                         help: "At least 30 days, since devices may resume a sync from up to 30 days ago.",
-                        kind: .number(\.tombstoneRetentionDays, range: 30...3650, unit: "days")),
+                        kind: .number(\.tombstoneRetentionDays, range: ServerSettings.Limits.tombstoneRetentionDays, unit: "days")),
                     SettingField(
                         key: "uploadSessionHours", label: "Unfinished uploads expire after",
                         help: "Counted from the last chunk received.",
-                        kind: .number(\.uploadSessionHours, range: 1...720, unit: "hours")),
+                        kind: .number(\.uploadSessionHours, range: ServerSettings.Limits.uploadSessionHours, unit: "hours")),
                     SettingField(
                         key: "localRetentionDays", label: "Devices keep synced data for",
                         help: "Older synced records are removed from phones; unsynced work is never removed.",
-                        kind: .number(\.localRetentionDays, range: 1...365, unit: "days")),
+                        kind: .number(\.localRetentionDays, range: ServerSettings.Limits.localRetentionDays, unit: "days")),
                 ]),
             SettingSection(
                 title: "Limits", summary: "Sizes that protect the server and the devices' data plans.",
                 fields: [
                     SettingField(
                         key: "maxAttachmentBytes", label: "Largest attachment", help: "One photo or file.",
-                        kind: .mebibytes(\.maxAttachmentBytes, range: 1...4096)),
+                        kind: .mebibytes(\.maxAttachmentBytes, range: ServerSettings.Limits.maxAttachmentMebibytes)),
                     SettingField(
                         key: "maxAttachmentBytesPerRecord", label: "Attachments per record",
                         help: "All files of one record together.",
-                        kind: .mebibytes(\.maxAttachmentBytesPerRecord, range: 1...65536)),
+                        kind: .mebibytes(\.maxAttachmentBytesPerRecord, range: ServerSettings.Limits.maxAttachmentMebibytesPerRecord)),
                     SettingField(
                         key: "maxOpsPerPush", label: "Ops per push", help: "Changes a device may send in one request.",
-                        kind: .number(\.maxOpsPerPush, range: 1...1000, unit: "ops")),
+                        kind: .number(\.maxOpsPerPush, range: ServerSettings.Limits.maxOpsPerPush, unit: "ops")),
                     SettingField(
                         key: "maxPullLimit", label: "Changes per pull page",
                         help: "Devices asking for more receive this many per page.",
-                        kind: .number(\.maxPullLimit, range: 10...500, unit: "changes")),
+                        kind: .number(\.maxPullLimit, range: ServerSettings.Limits.maxPullLimit, unit: "changes")),
                 ]),
         ]
     }

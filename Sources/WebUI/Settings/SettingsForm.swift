@@ -1,5 +1,5 @@
 import Foundation
-import Storage
+import SyncEngine
 import SyncProtocol
 
 /// The settings form as text: what the inputs show, and what was posted with the
@@ -74,7 +74,7 @@ struct SettingsForm {
             // An unchanged field keeps the stored byte count, even one that is not a whole MiB.
             if input == Self.text(of: field.kind, in: current) { return nil }
             guard let value = Int(input), range.contains(value) else { return Self.rangeMessage(range, "MiB") }
-            settings[keyPath: path] = value * SettingsCatalogue.mebibyte
+            settings[keyPath: path] = value * ServerSettings.Limits.mebibyte
         }
         return nil
     }
@@ -117,7 +117,7 @@ struct SettingsForm {
 
     /// Whole mebibytes as an integer; anything else with two decimals.
     private static func mebibytes(_ bytes: Int) -> String {
-        let unit = SettingsCatalogue.mebibyte
+        let unit = ServerSettings.Limits.mebibyte
         return bytes % unit == 0 ? String(bytes / unit) : String(format: "%.2f", Double(bytes) / Double(unit))
     }
 

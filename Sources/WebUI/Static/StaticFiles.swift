@@ -1,6 +1,6 @@
 import Cryptography
-import Foundation
-import HTTP
+public import Foundation
+public import HTTP
 
 /// The files of `Public/`, read once at start and served at `/static/<name>`.
 ///

@@ -4,6 +4,8 @@ import Foundation
 import SQLite
 import Storage
 import SyncProtocol
+import App
+import SyncEngine
 
 /// A real FieldSync server on loopback and a temporary folder for device databases: the
 /// world an SDK test runs in. Devices are real `SyncClient`s with their own SQLite files.
@@ -85,9 +87,9 @@ final class SDKTestBed: Sendable {
 
     /// Changes the server's operator settings (effective at once).
     func updateSettings(_ change: (inout ServerSettings) -> Void) throws {
-        var settings = try server.services.settings.current()
+        var settings = try server.core.settings.current()
         change(&settings)
-        _ = try server.services.settings.update(settings, by: nil)
+        _ = try server.core.settings.update(settings, by: nil)
     }
 }
 

@@ -3,6 +3,8 @@ import Foundation
 import Postgres
 import SyncAPI
 import SyncProtocol
+import App
+import SyncEngine
 
 /// What the server holds, read with SQL on its own database: the ground truth tests check
 /// the devices against.
@@ -26,7 +28,7 @@ extension SDKTestBed {
 
     /// The record's payload; nil when the server has no such record or it is deleted.
     func serverRecord(_ collection: String, _ recordId: String) throws -> [String: JSONValue]? {
-        try server.services.database.withConnection { connection in
+        try server.core.database.withConnection { connection in
             let rows = try connection.query(
                 "SELECT payload::text FROM records WHERE collection = \(collection) AND record_id = \(recordId) AND deleted_seq IS NULL")
             guard let row = rows.first else { return nil }
@@ -36,7 +38,7 @@ extension SDKTestBed {
 
     /// Every op the server received from `deviceId`, in clientSeq order.
     func loggedOps(deviceId: String) throws -> [LoggedOp] {
-        try server.services.database.withConnection { connection in
+        try server.core.database.withConnection { connection in
             try connection.query(
                 "SELECT client_seq, op_id, record_id, status, body::text FROM op_log WHERE device_id = \(deviceId) ORDER BY client_seq"
             ).map { row in
@@ -49,7 +51,7 @@ extension SDKTestBed {
 
     /// Every upload session of `deviceId`.
     func attachments(deviceId: String) throws -> [StoredAttachment] {
-        try server.services.database.withConnection { connection in
+        try server.core.database.withConnection { connection in
             try connection.query(
                 "SELECT att_id, record_id, status, sha256 FROM attachments WHERE device_id = \(deviceId) ORDER BY att_id"
             ).map { row in
@@ -60,16 +62,16 @@ extension SDKTestBed {
 
     /// A pull cursor for the same position as `cursor`, but issued `days` ago.
     func agedCursor(_ cursor: String, days: Double) throws -> String {
-        var decoded = try server.services.cursors.decode(cursor)
+        var decoded = try server.application.feature(SyncFeature.self)!.cursors.decode(cursor)
         decoded.issuedAt -= Int64(days * 86_400)
-        return server.services.cursors.encode(decoded)
+        return server.application.feature(SyncFeature.self)!.cursors.encode(decoded)
     }
 }
 
 extension SDKTestBed {
     /// The device ids a user signed in from.
     func deviceIds(of userId: String) throws -> [String] {
-        try server.services.database.withConnection { connection in
+        try server.core.database.withConnection { connection in
             try connection.query("SELECT device_id FROM devices WHERE user_id = \(userId) ORDER BY device_id").map { try $0.decode(0) }
         }
     }

@@ -1,0 +1,76 @@
+import Foundation
+public import Postgres
+public import Support
+public import SyncEngine
+import SyncProtocol
+
+/// Reads the event outbox for the live feeds, and watches its `NOTIFY` channel.
+public struct PostgresOutboxReader: OutboxReader {
+    let database: PostgresClient
+    let logger: Logger
+
+    public init(database: PostgresClient, logger: Logger) {
+        self.database = database
+        self.logger = logger
+    }
+
+    public func latestId() throws -> Int64 {
+        try database.withConnection { connection in
+            try connection.query("SELECT coalesce(max(id), 0) FROM events")[0].decode(0, as: Int64.self)
+        }
+    }
+
+    public func entries(after: Int64, through: Int64 = .max, limit: Int) throws -> [OutboxEntry] {
+        try database.withConnection { connection in
+            try connection.query("""
+                SELECT id, type, data::text, audience, data->>'collection' FROM events
+                WHERE id > \(after) AND id <= \(through) ORDER BY id LIMIT \(limit)
+                """).map { row in
+                OutboxEntry(
+                    id: try row.decode(0), type: LiveEventType(rawValue: try row.decode(1)), data: try row.decode(2),
+                    audience: try row.decode(3, as: [String].self).map(ScopeKey.init(rawValue:)), collection: try row.decode(4))
+            }
+        }
+    }
+
+    /// The outbox around `lastEventId`, in one statement.
+    public func position(after lastEventId: Int64) throws -> OutboxPosition {
+        try database.withConnection { connection in
+            // events_id_seq is the sequence behind events.id (bigserial). Reading it shows every
+            // nextval of every session, committed or not; before the first one it is not "called".
+            let row = try connection.query("""
+                SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_id_seq),
+                       EXISTS (SELECT 1 FROM events WHERE id <= \(lastEventId)),
+                       next.id, next.created_at
+                FROM (SELECT 1) AS one
+                LEFT JOIN LATERAL (SELECT id, created_at FROM events WHERE id > \(lastEventId) ORDER BY id LIMIT 1) AS next ON true
+                """)[0]
+            let nextId = try row.decode(2, as: Int64?.self)
+            let nextCreated = try row.decode(3, as: Date?.self)
+            return OutboxPosition(
+                issuedThrough: try row.decode(0), anchored: try row.decode(1),
+                next: nextId.flatMap { id in nextCreated.map { (id, $0) } })
+        }
+    }
+
+    public func watch(_ changed: @escaping @Sendable () -> Void) -> any OutboxWatch {
+        ListenerWatch(
+            listener: PostgresListener(configuration: database.configuration, channels: [EventOutbox.channel], logger: logger) { _, _ in
+                changed()
+            })
+    }
+}
+
+/// A running `LISTEN` on the outbox channel.
+private final class ListenerWatch: OutboxWatch {
+    private let listener: PostgresListener
+
+    init(listener: PostgresListener) {
+        self.listener = listener
+        listener.start()
+    }
+
+    func stop() {
+        listener.stop()
+    }
+}

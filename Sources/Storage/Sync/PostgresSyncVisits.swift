@@ -1,0 +1,35 @@
+import Foundation
+public import Postgres
+public import SyncEngine
+import SyncProtocol
+
+/// The device rows' sync bookkeeping on PostgreSQL (a push records its visit in its own
+/// transaction, through ``PreparedWrites``).
+public struct PostgresSyncVisits: SyncVisitRecorder {
+    let database: PostgresClient
+
+    public init(database: PostgresClient) {
+        self.database = database
+    }
+
+    @discardableResult
+    public func record(_ visit: SyncVisit, kind: SyncVisit.Kind) throws -> Int64 {
+        try database.withTransaction { connection in
+            // Bookkeeping, not acknowledged data: losing the last seconds of it in a crash is
+            // harmless, so this commit does not wait for the WAL flush.
+            let statements = ["SET LOCAL synchronous_commit TO off", Self.stamp(visit)] + SequenceCounter.lock
+            let results = try connection.pipeline(statements + EventOutbox.statements(inserting: [visit.syncedEvent(kind)]))
+            // The counter row is locked by this transaction now, so its value is the latest committed number.
+            return try results[statements.count - 1][0].decode(0, as: Int64.self)
+        }
+    }
+
+    /// The device row's bookkeeping for `visit` (the row is created if the device is new).
+    static func stamp(_ visit: SyncVisit) -> PostgresQuery {
+        """
+        INSERT INTO devices (device_id, user_id, app_version, last_sync_at) VALUES (\(visit.deviceId), \(visit.userId), \(visit.appVersion), now())
+        ON CONFLICT (device_id) DO UPDATE SET
+            user_id = excluded.user_id, app_version = coalesce(excluded.app_version, devices.app_version), last_sync_at = now()
+        """
+    }
+}

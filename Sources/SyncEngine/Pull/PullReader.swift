@@ -1,0 +1,34 @@
+/// The change log as pulls read it: what pulls need from the database.
+public protocol PullReader: Sendable {
+    /// Runs `body` on one consistent, read-only snapshot of the records, the exits and the counter.
+    func snapshot<T>(_ body: (any PullSnapshot) throws -> T) throws -> T
+}
+
+/// The reads of one pull, all from the same snapshot.
+public protocol PullSnapshot {
+    /// The highest committed sequence number.
+    func latestSequence() throws -> Int64
+
+    /// Records whose latest change is after `position` that a caller seeing `visible` keys
+    /// (nil: every key) sees now, ascending, at most `limit`, each record once; tombstones made
+    /// at or before `skipTombstonesUpTo` are left out (an initial sync never had those records).
+    func records(after position: Int64, visible: [ScopeKey]?, skipTombstonesUpTo start: Int64?, limit: Int) throws -> [PullRow]
+
+    /// The latest exit after `position` of each record from any of `keys`, for records the caller
+    /// sees through none of `keys` any more, ascending, at most `limit`.
+    func exits(after position: Int64, keys: [ScopeKey], limit: Int) throws -> [PullRow]
+}
+
+/// A pull candidate: a record's latest change, or its exit from one of the caller's scopes,
+/// already written as its JSON change object (PROTOCOL.md, Pull).
+public struct PullRow: Sendable {
+    public var seq: Int64
+    public var key: RecordKey
+    public var json: String
+
+    public init(seq: Int64, key: RecordKey, json: String) {
+        self.seq = seq
+        self.key = key
+        self.json = json
+    }
+}

@@ -1,0 +1,82 @@
+public import Foundation
+
+/// Delta pulls (PROTOCOL.md, Pull; docs/decisions/0003): the records whose latest change is
+/// after the cursor, merged with scope exits that become `remove`, one page at a time.
+///
+/// ```swift
+/// let pulls = PullService(reader: reader, cursors: PullCursorCodec(key: secret))
+/// let page = try pulls.page(for: ana, cursor: nil, limit: nil, maximum: 500)
+/// // page.changes, page.nextCursor, page.hasMore
+/// ```
+public struct PullService: Sendable {
+    let reader: any PullReader
+    let cursors: PullCursorCodec
+
+    public init(reader: any PullReader, cursors: PullCursorCodec) {
+        self.reader = reader
+        self.cursors = cursors
+    }
+
+    /// The page after `cursor` (an initial sync when nil), at most `limit` changes and never more
+    /// than `maximum` (all of it when `limit` is nil).
+    /// - Throws: `PullCursorCodec.Failure` for a cursor this server did not issue or that expired.
+    public func page(for principal: Principal, cursor text: String?, limit: Int?, maximum: Int, now: Date = Date()) throws -> PullPage {
+        let cursor = try text.map { try cursors.decode($0, now: now) }
+        let limit = min(limit ?? maximum, maximum)
+        let window = try reader.snapshot { snapshot in
+            try Self.read(
+                snapshot, for: principal, after: cursor?.position ?? 0, initialSyncStart: cursor?.initialSyncStart, limit: limit,
+                startInitialSync: cursor == nil)
+        }
+        let next = PullCursor(position: window.position, initialSyncStart: window.initialSyncStart, issuedAt: now)
+        return PullPage(
+            changes: window.changes, nextCursor: cursors.encode(next), hasMore: window.hasMore, newServerSeq: window.newServerSeq)
+    }
+
+    /// Merges the records and exits after `position`, keeps the first `limit` by sequence
+    /// number (each record once, at its latest), and works out where the next page starts.
+    static func read(
+        _ snapshot: any PullSnapshot, for principal: Principal, after position: Int64, initialSyncStart: Int64?, limit: Int,
+        startInitialSync: Bool
+    ) throws -> PullWindow {
+        let newServerSeq = try snapshot.latestSequence()
+        let start = startInitialSync ? newServerSeq : initialSyncStart
+        let visible = principal.visibleScopeKeys.map { $0.sorted() }
+        var rows = try snapshot.records(after: position, visible: visible, skipTombstonesUpTo: start, limit: limit + 1)
+        if let keys = visible {
+            rows += try snapshot.exits(after: max(position, start ?? 0), keys: keys, limit: limit + 1)
+        }
+        rows.sort { $0.seq < $1.seq }
+        let consumed = rows.prefix(limit)
+        var latest: [RecordKey: PullRow] = [:]
+        for row in consumed { latest[row.key] = row }
+        let hasMore = rows.count > limit
+        var next = consumed.last?.seq ?? position
+        // An initial sync that read everything continues from where it began.
+        if !hasMore, let start { next = max(next, start) }
+        return PullWindow(
+            changes: latest.values.sorted { $0.seq < $1.seq }.map(\.json), position: next,
+            initialSyncStart: start.flatMap { next < $0 ? $0 : nil }, hasMore: hasMore, newServerSeq: newServerSeq)
+    }
+}
+
+/// What one pull read: its changes, and where the next page starts.
+struct PullWindow {
+    var changes: [String]
+    var position: Int64
+    /// Kept in the next cursor while the initial sync has not passed its start.
+    var initialSyncStart: Int64?
+    var hasMore: Bool
+    var newServerSeq: Int64
+}
+
+/// One page of a pull.
+public struct PullPage: Sendable {
+    /// Each change as its JSON object text, ascending `serverSeq`.
+    public var changes: [String]
+    /// The signed cursor of the next page.
+    public var nextCursor: String
+    public var hasMore: Bool
+    /// The highest committed sequence number when the page was read.
+    public var newServerSeq: Int64
+}

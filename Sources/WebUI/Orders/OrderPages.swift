@@ -1,0 +1,180 @@
+import Foundation
+import HTTP
+public import SyncEngine
+import SyncProtocol
+import Templating
+
+/// The order desk: `GET /admin/orders` (submitted orders, oldest first; other statuses by
+/// filter), one order's page, and its confirmation or rejection through the same
+/// `OrderService` as the device API, so each decision is one applied change that devices
+/// pull and one `order.status_changed` event.
+///
+/// Confirm and Reject post twice: first to the "Are you sure?" page, which posts again
+/// with `confirmed=yes`.
+struct OrderPages {
+    let queue: any OrderStore
+    let orders: OrderService
+    let renderer: PageRenderer
+    let configuration: WebConfiguration
+
+    static let path = Area.orders.path
+
+    static func path(of orderId: String) -> String {
+        "\(path)/\(PathSegment.encode(orderId))"
+    }
+
+    func register(on routes: BackOfficePages) {
+        routes.add(.GET, Self.path, area: .orders, handler: list)
+        routes.add(.GET, "\(Self.path)/{id}", area: .orders, handler: show)
+        routes.add(.POST, "\(Self.path)/{id}/confirm", area: .orders, handler: confirm)
+        routes.add(.POST, "\(Self.path)/{id}/reject", area: .orders, handler: reject)
+    }
+
+    /// Orders per page of the list.
+    static let pageSize = 100
+
+    @Sendable func list(_ context: WebContext) throws -> Response {
+        let status = context.request.query["status"].flatMap(OrderStatus.init(rawValue:)) ?? .submitted
+        let pager = try Pager(context.request.query)
+        let page = try queue.orders(status: status, after: pager.cursor, limit: Self.pageSize)
+        let counts = try queue.counts()
+        let content: [String: TemplateValue] = [
+            "orders": .array(page.rows.map(row)), "hasOrders": .bool(!page.rows.isEmpty),
+            "heading": .string(Formatting.counted(counts[status] ?? 0, "\(Self.statusName(status).lowercased()) order")),
+            "submitted": .bool(status == .submitted),
+            "statuses": .array(
+                [OrderStatus.submitted, .confirmed, .rejected].map { option in
+                    [
+                        "value": .string(option.rawValue), "label": .string(Self.statusName(option)),
+                        "count": .string(Formatting.count(counts[option] ?? 0)), "selected": .bool(option == status),
+                    ]
+                }),
+            "pager": pager.navigation(
+                path: Self.path, filters: [("status", status.rawValue)], count: page.rows.count, total: counts[status] ?? 0, next: page.next),
+        ]
+        return try renderer.render(Page("pages/orders", title: "Orders", area: .orders, session: context.session, content: content))
+    }
+
+    @Sendable func show(_ context: WebContext) throws -> Response {
+        let order = try target(context)
+        let notice: Notice? =
+            switch context.request.query["notice"] {
+            case "confirmed": Notice(kind: .success, text: "Order confirmed. The device that sent it receives the change on its next sync.")
+            case "rejected": Notice(kind: .success, text: "Order rejected. The device that sent it receives the reason on its next sync.")
+            default: nil
+            }
+        return try page(order, context: context, notice: notice)
+    }
+
+    @Sendable func confirm(_ context: WebContext) throws -> Response {
+        let order = try target(context)
+        guard context.form["confirmed"] == "yes" else {
+            return try ask(
+                order, context: context, verb: "Confirm", action: "confirm",
+                consequences: ["The order becomes CONFIRMED.", "The device that sent it receives the change on its next sync."])
+        }
+        return try decide(order, context: context, notice: "confirmed") { try orders.confirm(order.order.orderId, by: $0) }
+    }
+
+    @Sendable func reject(_ context: WebContext) throws -> Response {
+        let order = try target(context)
+        let reason = context.form.trimmed("reason")
+        guard !reason.isEmpty else {
+            return try page(order, context: context, notice: Notice(kind: .error, text: "Give a reason for the rejection; nothing was changed."), status: 422)
+        }
+        guard context.form["confirmed"] == "yes" else {
+            return try ask(
+                order, context: context, verb: "Reject", action: "reject",
+                consequences: ["The order becomes REJECTED with the reason “\(reason)”.", "The device that sent it receives the reason on its next sync."],
+                hidden: ["reason": reason])
+        }
+        return try decide(order, context: context, notice: "rejected") { try orders.reject(order.order.orderId, reason: reason, by: $0) }
+    }
+
+    // MARK: - Helpers
+
+    static func statusName(_ status: OrderStatus) -> String {
+        switch status {
+        case .submitted: "Submitted"
+        case .confirmed: "Confirmed"
+        case .rejected: "Rejected"
+        }
+    }
+
+    /// The "Are you sure?" page, which posts the same form again with `confirmed=yes`.
+    private func ask(
+        _ order: QueuedOrder, context: WebContext, verb: String, action: String, consequences: [String], hidden: [String: String] = [:]
+    ) throws -> Response {
+        let orderId = order.order.orderId
+        let confirmation = Confirmation(
+            title: "\(verb) order \(orderId)?", question: "Order \(orderId) for customer \(order.order.customerId) is waiting for a decision.",
+            consequences: consequences, action: Self.path(of: orderId) + "/" + action, confirmLabel: "\(verb) order",
+            cancelPath: Self.path(of: orderId), hidden: hidden.merging(["confirmed": "yes"]) { $1 })
+        return try renderer.render(confirmation.page(area: .orders, session: context.session))
+    }
+
+    /// Applies a decision as the signed-in user; a refusal (decided meanwhile) shows on the order's page.
+    private func decide(
+        _ order: QueuedOrder, context: WebContext, notice: String, _ change: (Principal) throws -> Order
+    ) throws -> Response {
+        do {
+            _ = try change(context.session.principal)
+        } catch let error as SyncError where error.code == .orderNotSubmitted {
+            let text = "Someone decided this order a moment ago; its current status is shown below and nothing else was changed."
+            return try page(try target(context), context: context, notice: Notice(kind: .error, text: text), status: 409)
+        }
+        return .redirect(to: Self.path(of: order.order.orderId) + "?notice=\(notice)")
+    }
+
+    /// The order the path names.
+    /// - Throws: 404 when there is none.
+    private func target(_ context: WebContext) throws -> QueuedOrder {
+        guard let order = try queue.order(id: try context.request.parameter("id")) else { throw PageError.notFound }
+        return order
+    }
+
+    private func created(_ order: Order) -> String {
+        Formatting.dateTime(rfc3339: order.createdAt, in: configuration.timeZone)
+    }
+
+    private static func lines(_ order: Order) -> String {
+        order.lines.map { "\($0.qty) × \($0.sku)" }.joined(separator: ", ")
+    }
+
+    private func row(_ queued: QueuedOrder) -> TemplateValue {
+        let order = queued.order
+        return [
+            "path": .string(Self.path(of: order.orderId)), "orderId": .string(order.orderId), "customerId": .string(order.customerId),
+            "lines": .string(Self.lines(order)), "submittedBy": queued.submittedBy.map(TemplateValue.string) ?? .null,
+            "created": .string(created(order)), "status": .string(Self.statusName(order.status)),
+        ]
+    }
+
+    private func page(_ queued: QueuedOrder, context: WebContext, notice: Notice? = nil, status: Int = 200) throws -> Response {
+        let order = queued.order
+        let content: [String: TemplateValue] = [
+            "orderId": .string(order.orderId), "customerId": .string(order.customerId),
+            "lines": .array(order.lines.map { ["sku": .string($0.sku), "qty": .string(String($0.qty))] }),
+            "note": order.note.map(TemplateValue.string) ?? .null, "submittedBy": queued.submittedBy.map(TemplateValue.string) ?? .null,
+            "created": .string(created(order)), "status": .string(Self.statusName(order.status)), "serverSeq": .string(String(order.serverSeq)),
+            "rejectionReason": order.rejectionReason.map(TemplateValue.string) ?? .null, "open": .bool(order.status == .submitted),
+            "confirmPath": .string(Self.path(of: order.orderId) + "/confirm"), "rejectPath": .string(Self.path(of: order.orderId) + "/reject"),
+            "reason": .string(context.form.trimmed("reason")),
+        ]
+        var page = Page("pages/order", title: "Order \(order.orderId)", area: .orders, session: context.session, content: content, status: status)
+        page.notice = notice
+        return try renderer.render(page)
+    }
+}
+
+extension Area {
+    /// `/admin/orders`: the order desk.
+    public static let orders = Area(path: "/admin/orders", title: "Orders", access: [.admin: .manage, .dispatcher: .manage])
+}
+
+extension BackOfficePages {
+    /// Adds the order desk: the queue, one order, its confirmation and rejection.
+    public func addOrderPages(queue: any OrderStore, orders: OrderService) {
+        OrderPages(queue: queue, orders: orders, renderer: renderer, configuration: configuration).register(on: self)
+    }
+}
