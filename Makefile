@@ -56,12 +56,12 @@ openapi-check: python-env
 ## embedded PostgreSQL, a field and a dispatcher device, a fixed budget of 30 examples per
 ## operation and phase (about two minutes). `make fuzz` is the long run (300 examples).
 fuzz-short: packages python-env
-	@scripts/check-python-isolation Tests/Fuzz Tests/Browser
+	@scripts/check-python-isolation Tests/Harness Tests/Browser Tests/Fuzz
 	$(SWIFT) build --product fieldsync
 	$(FUZZ) --examples 30
 
 fuzz: packages python-env
-	@scripts/check-python-isolation Tests/Fuzz Tests/Browser
+	@scripts/check-python-isolation Tests/Harness Tests/Browser Tests/Fuzz
 	$(SWIFT) build --product fieldsync
 	$(FUZZ) --examples 300
 

@@ -57,10 +57,9 @@ extension LocalCluster {
     }
 
     private func pgCtlStartArguments(port: Int) -> [String] {
-        // Room for several FieldSync processes (pool, listener, CLI) and, in tests, many servers at once.
         var settings = [
             "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=\(socketDirectory ?? "")",
-            "-c", "max_connections=300",
+            "-c", "max_connections=\(maxConnections)",
         ]
         if !durable {
             settings += ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]

@@ -25,6 +25,8 @@ public final class LocalCluster: Sendable {
 
     public let directory: URL
     let durable: Bool
+    /// PostgreSQL's `max_connections`.
+    let maxConnections: Int
     let logger: Logger
     /// How long a start waits for what a killed server left to clear (see `launch`).
     let launchPatience: Duration
@@ -34,11 +36,16 @@ public final class LocalCluster: Sendable {
     /// - Parameters:
     ///   - directory: created if missing; the cluster lives in its `postgres` and `run` subdirectories.
     ///   - durable: false trades crash safety for speed (no fsync, asynchronous commit): for tests only.
+    ///   - maxConnections: room for several FieldSync processes (pool, listener, CLI); a test run,
+    ///     with many servers at once, needs more.
     ///   - launchPatience: how long `start()` keeps trying while the backends of a killed server
     ///     still hold its shared memory or its port.
-    public init(directory: URL, logger: Logger, durable: Bool = true, launchPatience: Duration = .seconds(60)) {
+    public init(
+        directory: URL, logger: Logger, durable: Bool = true, maxConnections: Int = 300, launchPatience: Duration = .seconds(60)
+    ) {
         self.directory = directory
         self.durable = durable
+        self.maxConnections = maxConnections
         self.logger = logger
         self.launchPatience = launchPatience
     }

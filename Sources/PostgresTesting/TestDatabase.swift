@@ -81,7 +81,9 @@ final class TestCluster: Sendable {
             return TestCluster(configuration: try PostgresConfiguration(url: url), cluster: nil, logger: logger)
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-test-\(UUID().uuidString.prefix(8))")
-        let cluster = LocalCluster(directory: directory, logger: logger, durable: false)
+        // Suites run in parallel, each test server with its own pool and listeners: a full run has
+        // been measured near 300 connections at once.
+        let cluster = LocalCluster(directory: directory, logger: logger, durable: false, maxConnections: 1000)
         do {
             let configuration = try cluster.start()
             return TestCluster(configuration: configuration.with(database: "postgres"), cluster: cluster, logger: logger)
