@@ -43,11 +43,16 @@ struct ToolCommandLineTests {
 
     @Test("Without fieldsync-tools beside it, fieldsync bench exits 1 and says what to build")
     func toolsMissing() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-alone-\(UUID().uuidString.prefix(8))")
+        // A hard link in a folder beside the build products, not a copy: a copy's write handle can
+        // leak into a child another test is starting, and executing the file then fails with
+        // "Text file busy".
+        let executable = try FieldSyncCLI.executableURL()
+        let folder = executable.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("fieldsync-alone-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let alone = folder.appendingPathComponent("fieldsync")
-        try FileManager.default.copyItem(at: try FieldSyncCLI.executableURL(), to: alone)
+        try FileManager.default.linkItem(at: executable, to: alone)
 
         let process = Process()
         process.executableURL = alone
