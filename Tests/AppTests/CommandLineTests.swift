@@ -180,12 +180,15 @@ struct CommandLineTests {
     /// The port from the "FieldSync listening on http://host:port" line, once it appears.
     static func listeningPort(of command: RunningCommand) async throws -> Int {
         let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline && command.isRunning {
+        while true {
+            // Looked for before the deadline is checked: on a loaded machine this task may first run
+            // again after the deadline, long after the line appeared.
             if let line = command.standardError.split(separator: "\n").first(where: { $0.contains("FieldSync listening on http://") }),
                 let port = line.split(separator: ":").last.flatMap({ Int($0) })
             {
                 return port
             }
+            guard ContinuousClock.now < deadline && command.isRunning else { break }
             try await Task.sleep(for: .milliseconds(50))
         }
         throw TestServerError("serve did not start:\n\(command.standardError)")
