@@ -46,7 +46,8 @@ struct BoundaryNumberTests {
         let server = try await Self.start()
         defer { server.finish() }
         let field = try await server.device(.field, team: "north")
-        let attId = try await Self.uploadSmallFile(field)
+        let attId = "att-edge"
+        try await field.upload(Data((0..<1000).map { UInt8($0 % 251) }), attId: attId)
         // Path and query text is percent-encoded; header text goes as it is.
         func url(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: Self.urlSafe) ?? text }
         let inputs: [(String, (String) -> (path: String, headers: [String: String], method: String))] = [
@@ -100,26 +101,6 @@ struct BoundaryNumberTests {
             $0.deviceRequestBurst = 10_000
         }
         return server
-    }
-
-    /// Registers, uploads and finalizes a 1,000-byte attachment; returns its id.
-    static func uploadSmallFile(_ device: SyncDevice) async throws -> String {
-        let bytes = Data((0..<1000).map { UInt8($0 % 251) })
-        let sha = digest(bytes)
-        let client = device.server.client
-        let register =
-            #"{"attId":"att-edge","recordId":"pu-1","collection":"part_usage","contentType":"image/jpeg","totalBytes":1000,"#
-            + #""chunkBytes":65536,"chunkCount":1,"sha256":"\#(sha)"}"#
-        let registered = try await client.send(
-            "POST", "/v1/attachments", body: Data(register.utf8), headers: device.jsonHeaders, token: device.token)
-        try #require(registered.status == 200, "\(registered)")
-        let put = try await client.send(
-            "PUT", "/v1/attachments/att-edge/chunks/0", body: bytes, headers: device.headers.merging(["X-Chunk-SHA256": sha]) { $1 },
-            token: device.token)
-        try #require(put.status == 200, "\(put)")
-        let finalized = try await client.send("POST", "/v1/attachments/att-edge/finalize", body: Data(), headers: device.headers, token: device.token)
-        try #require(finalized.status == 200, "\(finalized)")
-        return "att-edge"
     }
 }
 
@@ -192,4 +173,19 @@ struct Probe {
 extension SyncDevice {
     /// The headers of a sync call with a JSON body.
     var jsonHeaders: [String: String] { headers.merging(["Content-Type": "application/json"]) { $1 } }
+
+    /// Registers `bytes` (at most 64 KiB: one chunk) as `attId` of the record `pu-1`, uploads and finalizes it.
+    func upload(_ bytes: Data, attId: String) async throws {
+        let sha = digest(bytes)
+        let register =
+            #"{"attId":"\#(attId)","recordId":"pu-1","collection":"part_usage","contentType":"image/jpeg","totalBytes":\#(bytes.count),"#
+            + #""chunkBytes":65536,"chunkCount":1,"sha256":"\#(sha)"}"#
+        let registered = try await server.client.send("POST", "/v1/attachments", body: Data(register.utf8), headers: jsonHeaders, token: token)
+        try #require(registered.status == 200, "\(registered)")
+        let put = try await server.client.send(
+            "PUT", "/v1/attachments/\(attId)/chunks/0", body: bytes, headers: headers.merging(["X-Chunk-SHA256": sha]) { $1 }, token: token)
+        try #require(put.status == 200, "\(put)")
+        let finalized = try await server.client.send("POST", "/v1/attachments/\(attId)/finalize", body: Data(), headers: headers, token: token)
+        try #require(finalized.status == 200, "\(finalized)")
+    }
 }
