@@ -26,7 +26,7 @@ struct LeftoverSweepTests {
         let planted = [
             "tmp/fieldsync-body-a1B2c3", "tmp/part-\(UUID().uuidString)", "tmp/chunk-\(UUID().uuidString)",
             "uploads/\(UUID().uuidString.lowercased())", "blobs/ab/ab/\(orphanOld)", "blobs/ab/ab/.partial-\(UUID().uuidString)",
-            "blobs/cd/cd/\(orphanNew)", "blobs/cd/cd/.partial-\(UUID().uuidString)", "tmp/notes.txt", "uploads/README",
+            "blobs/cd/cd/\(orphanNew)", "blobs/cd/cd/.partial-\(UUID().uuidString)", "tmp/notes.txt", "uploads/README", "tmp/part-of-something-else",
         ]
         for path in planted { try Self.write(data.appendingPathComponent(path)) }
         for path in ["blobs/ab/ab/\(orphanOld)", planted[5], "uploads/README"] {
@@ -37,7 +37,7 @@ struct LeftoverSweepTests {
         defer { second.stop() }
 
         let remaining = try Self.files(in: data)
-        let expected = kept.union(["blobs/cd/cd/\(orphanNew)", planted[7], "tmp/notes.txt", "uploads/README"])
+        let expected = kept.union(["blobs/cd/cd/\(orphanNew)", planted[7], "tmp/notes.txt", "uploads/README", "tmp/part-of-something-else"])
         #expect(remaining == expected, "left: \(remaining.subtracting(expected)), lost: \(expected.subtracting(remaining))")
         // What stayed still serves: the finished file downloads, the open session resumes.
         let download = try await second.client.get("/v1/attachments/att-done/content", headers: ana.headers, token: ana.token)

@@ -33,7 +33,13 @@ public struct LeftoverSweep: Sendable {
         }
     }
 
-    static let spoolPrefixes = ["fieldsync-body-", "part-", "chunk-"]
+    /// Body spools are `fieldsync-body-` and six random characters (mkstemp); the files cut from
+    /// them are `part-` or `chunk-` and a UUID. Nothing else is touched, should the folder be shared.
+    static func isSpool(_ name: String) -> Bool {
+        if name.hasPrefix("fieldsync-body-") { return name.utf8.count == "fieldsync-body-".utf8.count + 6 }
+        return ["part-", "chunk-"].contains { name.hasPrefix($0) && UUID(uuidString: String(name.dropFirst($0.count))) != nil }
+    }
+
     static let partialPrefix = ".partial-"
     /// Names looked up in one query.
     static let batchSize = 1_000
@@ -64,7 +70,7 @@ public struct LeftoverSweep: Sendable {
     }
 
     private func removeSpools() -> Int {
-        let names = Self.fileNames(in: temporaryDirectory).filter { name in Self.spoolPrefixes.contains { name.hasPrefix($0) } }
+        let names = Self.fileNames(in: temporaryDirectory).filter(Self.isSpool)
         return names.filter { Self.remove(temporaryDirectory.appendingPathComponent($0)) }.count
     }
 
