@@ -60,6 +60,20 @@ extension PostgresAttachmentTransaction {
 
     /// Every attachment named `attId` (one per device that chose the name), the caller's own
     /// device first, then by age, each with its record's scope keys (nil: no record yet).
+    func attachments(holding sha256: String, userId: String, visible: [ScopeKey]?, limit: Int) throws -> [(UploadSession, [ScopeKey]?)] {
+        let keys = visible.map { $0.map(\.rawValue) }
+        return try connection.query("""
+            SELECT \(unescaped: SessionRow.qualifiedColumns("a")), r.user_scope, r.team_scope, (r.record_id IS NOT NULL) AS record_exists
+            FROM attachments a LEFT JOIN records r ON r.collection = a.collection AND r.record_id = a.record_id
+            WHERE a.blob_sha256 = \(sha256) AND a.status = 'complete'
+              AND (a.user_id = \(userId) OR \(keys)::text[] IS NULL OR ARRAY[r.user_scope, r.team_scope] && \(keys)::text[])
+            ORDER BY (a.user_id = \(userId)) DESC, a.created_at, a.id
+            LIMIT \(limit)
+            """).map { row in
+            (try SessionRow.decode(row), try row.decode("record_exists", as: Bool.self) ? try RecordScope.keys(row) : nil)
+        }
+    }
+
     func attachments(named attId: String, preferring deviceId: String) throws -> [(UploadSession, [ScopeKey]?)] {
         try connection.query("""
             SELECT \(unescaped: SessionRow.qualifiedColumns("a")), r.user_scope, r.team_scope, (r.record_id IS NOT NULL) AS record_exists

@@ -140,7 +140,7 @@ extension AttachmentService {
 
     static func mayRead(_ session: UploadSession, scope: [ScopeKey]?, principal: Principal) -> Bool {
         guard let scope else { return principal.role.isOffice || principal.userId == session.userId }
-        return principal.canSee(scope)
+        return principal.canSee(scope, in: session.declaration.collection)
     }
 
     /// The caller's session, open or complete.

@@ -89,6 +89,12 @@ public protocol AttachmentTransaction {
     /// then by age, each with its record's scope keys (nil: no record yet).
     func attachments(named attId: String, preferring deviceId: String) throws -> [(UploadSession, [ScopeKey]?)]
 
+    /// Finished attachments holding the blob `sha256` that `userId` uploaded or whose record
+    /// carries one of `visible` (every one when nil), the user's own first, at most `limit`,
+    /// each with its record's scope keys (nil: no record yet). A prefilter: the service
+    /// decides who may read each.
+    func attachments(holding sha256: String, userId: String, visible: [ScopeKey]?, limit: Int) throws -> [(UploadSession, [ScopeKey]?)]
+
     /// Appends live events, published when the transaction commits.
     func publish(_ events: [PendingEvent]) throws
 
