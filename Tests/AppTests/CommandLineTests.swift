@@ -126,7 +126,8 @@ struct CommandLineTests {
 
         let client = TestClient(baseURL: URL(string: "http://127.0.0.1:\(port)/")!)
         for (username, password) in [("ana", "ana-password"), ("bo", "bo-password")] {
-            let login = try await client.post("/v1/auth/token", json: TokenRequest(username: username, password: password, deviceId: "d1"))
+            let login = try await client.post(
+                "/v1/auth/token", json: TokenRequest(username: username, password: password, deviceId: "d1-\(username)"))
             #expect(login.status == 200, "\(username): \(login)")
         }
         serve.signal(SIGTERM)
