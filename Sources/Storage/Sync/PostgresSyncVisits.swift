@@ -30,7 +30,8 @@ public struct PostgresSyncVisits: SyncVisitRecorder {
         """
         INSERT INTO devices (device_id, user_id, app_version, last_sync_at) VALUES (\(visit.deviceId), \(visit.userId), \(visit.appVersion), now())
         ON CONFLICT (device_id) DO UPDATE SET
-            user_id = COALESCE(devices.user_id, excluded.user_id), app_version = coalesce(excluded.app_version, devices.app_version), last_sync_at = now()
+            user_id = COALESCE(devices.user_id, excluded.user_id), app_version = coalesce(excluded.app_version, devices.app_version),
+            last_sync_at = now()
         """
     }
 }

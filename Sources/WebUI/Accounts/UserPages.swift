@@ -61,7 +61,8 @@ struct UserPages {
             title: "Suspend \(user.username)?", question: "\(user.username) will be locked out until an administrator reactivates the account.",
             consequences: [
                 "Signed out of the back-office and every device at once.",
-                "Their devices are refused on the next sync. Work already queued on them stays on the devices and is uploaded after reactivation and a new sign-in.",
+                "Their devices are refused on the next sync and must sign in again after reactivation.",
+                "Work already queued on the devices stays there and is uploaded after that new sign-in.",
             ],
             action: Self.path(of: user) + "/suspend", confirmLabel: "Suspend \(user.username)", cancelPath: Self.path(of: user))
         return try renderer.render(confirmation.page(area: .users, session: context.session))
