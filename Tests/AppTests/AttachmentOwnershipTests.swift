@@ -3,6 +3,7 @@ import Foundation
 import Postgres
 import Storage
 import SyncEngine
+import SyncProtocol
 import Testing
 
 /// Attachments reachable only by their owners: `dependsOn` binds to the op's own record, and
@@ -24,6 +25,33 @@ struct AttachmentOwnershipTests {
         try await ana.upload("att-2", TestFile(size: 70_000, seed: 2), recordId: "pu-2")
         let own = try await AttachmentDependencyTests.pushPartUsage(ana, recordId: "pu-2", attId: "att-2", clientSeq: 2)
         #expect(own["status"] as? String == "applied", "\(own)")
+    }
+
+    @Test("A download resolves the attachment by its record: the same attId on two records, each scope-checked on its own")
+    func downloadByRecord() async throws {
+        let server = try await AttachmentTestServer.start()
+        defer { server.stop() }
+        let ana = try server.device(team: "north")
+        let carla = try server.device(team: "south")
+        let (north, south) = (TestFile(size: 70_000, seed: 3), TestFile(size: 70_000, seed: 4))
+        try AttachmentDownloadTests.insertRecord(server, "pu-north", user: ana.user.id, team: "north")
+        try AttachmentDownloadTests.insertRecord(server, "pu-south", user: carla.user.id, team: "south")
+        try await carla.upload("att-same", south, recordId: "pu-south")
+        try await ana.upload("att-same", north, recordId: "pu-north")
+        let dispatcher = try server.device(role: .dispatcher, team: nil)
+
+        for (record, file) in [("pu-north", north), ("pu-south", south)] {
+            let answer = try await dispatcher.content("att-same", query: "collection=part_usage&recordId=\(record)")
+            #expect(answer.status == 200 && answer.body == file.data, "\(record): \(answer)")
+        }
+        let teammate = try server.device(team: "north")
+        #expect(try await teammate.content("att-same", query: "collection=part_usage&recordId=pu-north").body == north.data)
+        #expect(try await teammate.content("att-same", query: "collection=part_usage&recordId=pu-south").status == 404)
+        #expect(try await teammate.content("att-same").body == north.data, "without a record: the one the caller may read")
+        for query in ["collection=part_usage", "recordId=pu-north", "collection=part_usage&recordId=a%20b"] {
+            let refused = try await teammate.content("att-same", query: query)
+            #expect(refused.status == 400 && refused.errorCode == "VALIDATION_FAILED", "\(query): \(refused)")
+        }
     }
 
     @Test("Knowing a file's sha256 lends no blob: another user uploads the bytes, and no stored size is revealed")

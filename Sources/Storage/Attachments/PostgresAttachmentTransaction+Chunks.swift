@@ -74,11 +74,12 @@ extension PostgresAttachmentTransaction {
         }
     }
 
-    func attachments(named attId: String, preferring deviceId: String) throws -> [(UploadSession, [ScopeKey]?)] {
+    func attachments(named attId: String, of record: RecordKey?, preferring deviceId: String) throws -> [(UploadSession, [ScopeKey]?)] {
         try connection.query("""
             SELECT \(unescaped: SessionRow.qualifiedColumns("a")), r.user_scope, r.team_scope, (r.record_id IS NOT NULL) AS record_exists
             FROM attachments a LEFT JOIN records r ON r.collection = a.collection AND r.record_id = a.record_id
             WHERE a.att_id = \(attId)
+              AND (\(record?.collection)::text IS NULL OR (a.collection = \(record?.collection) AND a.record_id = \(record?.recordId)))
             ORDER BY (a.device_id = \(deviceId)) DESC, a.created_at, a.id
             LIMIT 20
             """).map { row in
