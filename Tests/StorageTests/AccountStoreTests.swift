@@ -1,6 +1,7 @@
 import Cryptography
 import Foundation
 import Postgres
+import PostgresTesting
 import Storage
 import SyncEngine
 import SyncProtocol

@@ -1,8 +1,10 @@
 import Foundation
-import Synchronization
+public import SyncEngine
 import SyncProtocol
+import Synchronization
 
-/// A ``SyncStore`` in memory, for tests and for Storage's contract suite to compare against.
+/// A `SyncStore` (and the `PullReader` over it) in memory: what engine tests run on, held to
+/// PostgreSQL's behaviour by the sync store's contract suite.
 ///
 /// Transactions run one at a time (a lock held for the whole body) on a copy of the state; the copy replaces the
 /// state when the body returns and is dropped when it throws, like a rollback.
