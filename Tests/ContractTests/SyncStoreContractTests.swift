@@ -4,7 +4,7 @@ import SyncProtocol
 import Testing
 
 /// The sync store port (`SyncStore` with its `PullReader`): the data-integrity matrix, held by the
-/// in-memory store and by PostgreSQL alike. (h) is `SyncPushOrderingTests.predecessorFailed`.
+/// in-memory store and by PostgreSQL alike.
 @Suite("Sync store contract: the data-integrity matrix")
 struct SyncStoreContractTests {
     @Test("(a) a replayed push gets the same serverSeqs and changes nothing", arguments: Implementation.allCases)
@@ -184,6 +184,24 @@ struct SyncStoreContractTests {
         let arrival = try h.drain(People.carla, from: carlaSynced).changes
         #expect(arrival.map(\.type) == [.upsert] && arrival.first?.payload?["title"] == "Boiler")
         #expect(try h.drain(People.ana).changes.isEmpty, "a fresh sync never had the record")
+    }
+
+    @Test("(h) after a failed op its entity's later ops are PREDECESSOR_FAILED, also on replay; other entities apply",
+          arguments: Implementation.allCases)
+    func predecessorFailed(_ implementation: Implementation) throws {
+        let h = try SyncSubject(implementation)
+        let missing = h.ops.op(People.ana, .update, "jobs", "j-404", ["notes": "a"], base: 1)
+        let blocked = h.ops.op(People.ana, .update, "jobs", "j-404", ["notes": "b"], base: 1)
+        let other = h.ops.op(People.ana, .create, "jobs", "j-2", ["title": "fine"])
+
+        let results = try h.push([missing, blocked, other], by: People.ana)
+
+        #expect(results[0].status == .rejected && results[0].code == .recordNotFound)
+        #expect(results[1].status == .conflict && results[1].code == .predecessorFailed && results[1].details?["blockedBy"] == .string(missing.opId))
+        #expect(results[2].status == .applied)
+        let replay = try h.push1(blocked, by: People.ana)
+        #expect(replay.code == .predecessorFailed && replay.replayed == true)
+        #expect(try h.record("jobs", "j-404") == nil)
     }
 
     @Test("(i) 51 ops are VALIDATION_FAILED with details.field ops, and nothing is applied", arguments: Implementation.allCases)
