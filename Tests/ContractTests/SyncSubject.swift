@@ -10,16 +10,17 @@ import SyncProtocol
 /// clock and predictable ids. Everything it reads back goes through the ports, never around them.
 final class SyncSubject {
     let clock = TestClock()
-    let store: any SyncStore
+    let store: any SyncStore & IdempotentSyncStore
     let service: PushService
     let pulls: PullService
+    let orders: OrderService
     var ops: OpBuilder
     private let database: PostgresClient?
 
     init(_ implementation: Implementation) throws {
         let logger = Logger(label: "test", sink: .capturing())
         let reader: any PullReader
-        database = try implementation.database()
+        database = try implementation.database(users: [People.ana, People.ben, People.carla, People.dora, People.adam].map(\.userId))
         if let database {
             store = PostgresSyncStore(database: database, attachments: PostgresAttachmentStore(database: database), logger: logger)
             reader = PostgresPullReader(database: database)
@@ -28,8 +29,10 @@ final class SyncSubject {
             (store, reader) = (fake, fake)
         }
         let (clock, ids) = (clock, Counter())
-        let processor = PushProcessor(schema: try Schema.builtIn(), configuration: SyncConfiguration(), clock: { clock.now }, makeId: { ids.next() })
+        let schema = try Schema.builtIn()
+        let processor = PushProcessor(schema: schema, configuration: SyncConfiguration(), clock: { clock.now }, makeId: { ids.next() })
         service = PushService(store: store, processor: processor, logger: logger)
+        orders = OrderService(store: store, changes: ServerChangeService(store: store, schema: schema, clock: { clock.now }, makeId: { ids.next() }))
         pulls = PullService(reader: reader, cursors: PullCursorCodec(key: Data("contract suite".utf8)))
         ops = OpBuilder(clock: clock)
     }

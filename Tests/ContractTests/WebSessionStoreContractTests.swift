@@ -3,7 +3,6 @@ import Postgres
 import Storage
 import SyncEngine
 import SyncEngineTesting
-import SyncProtocol
 import Testing
 
 /// The back-office sessions port, in memory and on PostgreSQL.
@@ -12,15 +11,9 @@ struct WebSessionStoreContractTests {
     /// Times with whole seconds, which every store keeps exactly.
     private let now = Date(timeIntervalSince1970: 1_790_000_000)
 
-    /// A store with the users `u-ana` and `u-ben` (PostgreSQL's sessions belong to existing users).
     private func sessions(_ implementation: Implementation) throws -> (any WebSessionStore, PostgresClient?) {
-        guard let database = try implementation.database() else { return (InMemoryWebSessionStore(), nil) }
-        let accounts = PostgresAccountStore(database: database)
-        let ana = try accounts.createUser(username: "ana", role: .admin, teamId: nil, passwordHash: "h")
-        let ben = try accounts.createUser(username: "ben", role: .dispatcher, teamId: nil, passwordHash: "h")
-        try database.withConnection { _ = try $0.execute("UPDATE users SET id = 'u-ana' WHERE id = \(ana.id)") }
-        try database.withConnection { _ = try $0.execute("UPDATE users SET id = 'u-ben' WHERE id = \(ben.id)") }
-        return (PostgresWebSessionStore(database: database), database)
+        let database = try implementation.database(users: ["u-ana", "u-ben"])
+        return (database.map { PostgresWebSessionStore(database: $0) } ?? InMemoryWebSessionStore(), database)
     }
 
     @Test("a session lives until its absolute expiry or idle cutoff; touch moves its idle time, find does not",
