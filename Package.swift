@@ -69,6 +69,9 @@ let package = Package(
 
         // MARK: - Test support
         module("PostgresTesting", ["Postgres", "Support"]),
+        // In-memory implementations of SyncEngine's ports, for tests and the contract suites; no
+        // product target depends on it.
+        module("SyncEngineTesting", ["SyncEngine", "SyncProtocol"]),
         module("AppTesting", ["App", "PostgresTesting", "Postgres", "Storage", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
 
         // MARK: - Tests
@@ -77,7 +80,8 @@ let package = Package(
         tests("PostgresTests", ["Postgres", "PostgresTesting", "Support"]),
         tests("HTTPTests", ["HTTP", "Support", "SyncAPI", "SyncProtocol"]),
         tests("TemplatingTests", ["Templating"], resources: [.copy("Fixtures")]),
-        tests("SyncEngineTests", ["SyncEngine", "SyncProtocol", "Support", "Cryptography"]),
+        tests("SyncEngineTests", ["SyncEngine", "SyncEngineTesting", "SyncProtocol", "Support", "Cryptography"]),
+        tests("ContractTests", ["SyncEngine", "SyncEngineTesting", "Storage", "Postgres", "PostgresTesting", "SyncProtocol", "Support"]),
         tests("SyncAPITests", ["SyncAPI", "HTTP", "SyncEngine", "SyncProtocol"]),
         tests("StorageTests", ["Storage", "Postgres", "PostgresTesting", "Cryptography", "Support", "SyncProtocol", "SyncEngine"]),
         tests("SQLiteTests", ["SQLite"]),

@@ -109,6 +109,11 @@ struct SyncBadInputTests {
             #""ops": [{"opId": "o1", "clientSeq": 1, "collection": "jobs", "recordId": "j1", "type": "create", "occurredAt": "NOW", "dependsOn": ["att 1"]}]"#,
             "ops[0].dependsOn"
         ),
+        (
+            #""ops": ["# + (1...51).map { #"{"opId": "o\#($0)", "clientSeq": \#($0), "collection": "jobs", "recordId": "j\#($0)", "type": "create", "occurredAt": "NOW", "fields": {"title": {"new": "t"}}}"# }
+                .joined(separator: ", ") + "]",
+            "ops"
+        ),
     ]
 
     @Test("A request of the wrong shape is 400 VALIDATION_FAILED naming the offending member")

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import PostgresTesting
 import SyncEngine
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import PostgresTesting
 import Storage
 import SyncEngine
 import Testing

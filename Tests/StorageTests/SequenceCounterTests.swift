@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Postgres
+import PostgresTesting
 import Storage
 import SyncEngine
 import Support

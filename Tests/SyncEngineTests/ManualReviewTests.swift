@@ -1,5 +1,6 @@
 import Foundation
 import SyncEngine
+import SyncEngineTesting
 import SyncProtocol
 import Testing
 

@@ -17,7 +17,7 @@ public final class PostgresAccountStore: AccountStore {
     /// Creates a user (and its team when missing; a team's id is its name).
     /// - Throws: `AccountError.usernameTaken` or `.invalidUsername`.
     public func createUser(username: String, role: Role, teamId: String?, passwordHash: String) throws -> UserAccount {
-        guard Self.isValidUsername(username) else { throw AccountError.invalidUsername(username) }
+        guard UserAccount.isValidUsername(username) else { throw AccountError.invalidUsername(username) }
         let id = "u-" + SecureRandom.bytes(8).hexString
         do {
             return try database.withTransaction { connection in
@@ -192,9 +192,5 @@ public final class PostgresAccountStore: AccountStore {
         return UserAccount(
             id: try row.decode("id"), username: try row.decode("username"), role: role,
             teamId: try row.decode("team_id"), suspended: try row.decode("suspended"), createdAt: try row.decode("created_at"))
-    }
-
-    static func isValidUsername(_ name: String) -> Bool {
-        (1...64).contains(name.count) && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
     }
 }

@@ -63,7 +63,7 @@ public final class PostgresSettingsStore: SettingsStore {
             // The lock travels with the read of the old values, and the writes with the event's
             // statements: an update costs the same few round trips however many keys change.
             try connection.enqueue(["SELECT pg_advisory_xact_lock(\(Self.updateLockKey))"])
-            let changes = try Self.changes(from: try Self.load(on: connection), to: settings)
+            let changes = try ServerSettings.changes(from: try Self.load(on: connection), to: settings)
             guard !changes.isEmpty else { return [] }
             try connection.enqueue(["SELECT pg_notify(\(Self.changeChannel), '')"] + changes.flatMap { Self.store($0, by: userId) })
             let keys = JSONValue.array(changes.map { .string($0.key) })
@@ -88,16 +88,6 @@ public final class PostgresSettingsStore: SettingsStore {
         ]
     }
 
-    /// The keys whose canonical JSON differs between `old` and `new`, sorted by key.
-    static func changes(from old: ServerSettings, to new: ServerSettings) throws -> [SettingChange] {
-        let old = try keyedJSON(old)
-        let new = try keyedJSON(new)
-        // A key missing on one side is an optional that is unset there: JSON `null`.
-        return Set(old.keys).union(new.keys).sorted().compactMap { key -> SettingChange? in
-            old[key] == new[key] ? nil : SettingChange(key: key, old: old[key] ?? "null", new: new[key] ?? "null")
-        }
-    }
-
     /// Serialises settings updates across instances ("FSSETTNG" in ASCII).
     private static let updateLockKey: Int64 = 0x4653_5345_5454_4E47
 
@@ -119,16 +109,4 @@ public final class PostgresSettingsStore: SettingsStore {
         let data = try JSONSerialization.data(withJSONObject: object)
         return try JSONDecoder().decode(ServerSettings.self, from: data)
     }
-
-    /// Each set value as canonical JSON text, keyed by name (unset optionals are absent).
-    static func keyedJSON(_ settings: ServerSettings) throws -> [String: String] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(settings)
-        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
-        return try object.mapValues { value in
-            String(decoding: try JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys]), as: UTF8.self)
-        }
-    }
 }
-

@@ -83,6 +83,11 @@ public enum AccountError: Error, Equatable, CustomStringConvertible {
 }
 
 extension UserAccount {
+    /// Whether `name` may be a user name: 1-64 ASCII letters, digits, `.`, `_` and `-`.
+    public static func isValidUsername(_ name: String) -> Bool {
+        (1...64).contains(name.count) && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+    }
+
     /// The stable pseudo device of this user's back-office actions, `web:<userId>`: field-conflict
     /// detection treats back-office edits as another device's.
     public var backOfficeDeviceId: String { "web:\(id)" }

@@ -2,7 +2,8 @@ import SyncProtocol
 
 /// The database behind the sync engine: runs bodies in transactions.
 ///
-/// Storage implements it on PostgreSQL; ``InMemorySyncStore`` implements it for tests.
+/// Storage implements it on PostgreSQL; SyncEngineTesting's `InMemorySyncStore` implements it in memory, and
+/// one contract suite holds both to the same behaviour.
 ///
 /// ```swift
 /// let results = try store.transaction { tx in

@@ -1,8 +1,10 @@
 import Foundation
-import Synchronization
+public import SyncEngine
 import SyncProtocol
+import Synchronization
 
-/// A ``SyncStore`` in memory, for tests and for Storage's contract suite to compare against.
+/// A `SyncStore` (and the `PullReader` over it) in memory: what engine tests run on, held to
+/// PostgreSQL's behaviour by the sync store's contract suite.
 ///
 /// Transactions run one at a time (a lock held for the whole body) on a copy of the state; the copy replaces the
 /// state when the body returns and is dropped when it throws, like a rollback.
@@ -27,6 +29,8 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
         /// Recorded sync calls, oldest first.
         public var visits: [SyncVisit] = []
         public var finalizedAttachments: Set<AttachmentRef> = []
+        /// Stored answers of idempotency keys.
+        public var answers: [IdempotencyScope: StoredAnswer] = [:]
         /// The last reserved sequence number.
         public var sequence: Int64 = 0
 
@@ -57,10 +61,19 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
     public func failWrites(when predicate: (@Sendable (WriteSet) -> Bool)?) { gate.withLock { failure = predicate } }
 
     public func transaction<T: Sendable>(_ body: (any SyncTransaction) throws -> T) throws -> T {
+        try transaction { _, transaction in try body(transaction) }
+    }
+}
+
+/// The idempotency ledger lives in the same state, so answers commit (or not) with their effects.
+/// Transactions run one at a time, so a claim is always granted: a second request with the key
+/// waits for the first instead of being told it is in progress.
+extension InMemorySyncStore: IdempotentSyncStore {
+    public func transaction<T>(_ body: (any IdempotencyLedger, any SyncTransaction) throws -> T) throws -> T {
         gate.lock()
         defer { gate.unlock() }
         let transaction = InMemoryTransaction(state: committedState, failure: failure)
-        let value = try body(transaction)
+        let value = try body(transaction, transaction)
         committedState = transaction.committed()
         return value
     }
@@ -126,5 +139,15 @@ final class InMemoryTransaction: SyncTransaction, Sendable {
             if let device = writes.deviceHighWater { state.highWater[device.deviceId] = device.highWater }
             if let visit = writes.visit { state.visits.append(visit) }
         }
+    }
+}
+
+extension InMemoryTransaction: IdempotencyLedger {
+    func claim(_ scope: IdempotencyScope) throws -> (claimed: Bool, answer: StoredAnswer?) {
+        (true, state.withLock { $0.answers[scope] })
+    }
+
+    func store(_ answer: StoredAnswer, for scope: IdempotencyScope) throws {
+        state.withLock { $0.answers[scope] = answer }
     }
 }
