@@ -95,7 +95,7 @@ struct LifecycleTests {
 
     /// Waits until some backend of the blocker's database waits for a lock.
     private static func waitForLockWaiter(_ connection: PostgresConnection) async throws {
-        let waiting = try await eventually(within: .seconds(10)) { () -> Bool? in
+        let waiting = try await eventually(within: .seconds(60)) { () -> Bool? in
             let rows = try connection.query(
                 "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
             return try rows[0].decode("n", as: Int.self) > 0 ? true : nil

@@ -264,14 +264,13 @@ private final class CounterLock: @unchecked Sendable {
 
     /// Returns once another session of the database waits for a lock.
     func waitForAWaiter() async throws {
-        for _ in 0..<500 {
-            let waiting = try connection.query("""
+        let waiting = try await eventually(within: .seconds(60), every: .milliseconds(10)) { () -> Bool? in
+            let waiters = try connection.query("""
                 SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
                 """)[0].decode(0, as: Int.self)
-            if waiting > 0 { return }
-            try await Task.sleep(for: .milliseconds(10))
+            return waiters > 0 ? true : nil
         }
-        throw TestServerError("no request started waiting for the sequence counter")
+        guard waiting != nil else { throw TestServerError("no request started waiting for the sequence counter") }
     }
 
     /// Ends the sessions waiting for a lock, as a crash of their server would.
