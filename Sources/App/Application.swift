@@ -125,6 +125,13 @@ public final class Application: Sendable {
         http.port = app.port
         http.workerThreads = app.workerThreads
         http.temporaryDirectory = app.dataDirectory.appendingPathComponent("tmp")
+        http.connectionLimit = app.connections.limit
+        http.perAddressConnectionLimit = app.connections.perAddress
+        http.reservedConnections = app.connections.reserved
+        http.sheddablePathPrefixes = ["/v1/"]
+        http.headerTimeoutSeconds = app.connections.headerTimeoutSeconds
+        http.bodyTimeoutSeconds = app.connections.bodyTimeoutSeconds
+        http.trustedProxies = app.connections.trustedProxies
         return http
     }
 }

@@ -25,6 +25,22 @@ extension HTTPServer {
         public var maxHeaderBytes: Int
         /// Concurrent connections accepted. Default 1000.
         public var connectionLimit: Int
+        /// Connections one client address may hold at once; more are closed at accept. Trusted
+        /// proxies are exempt. 0 for no limit. Default 64.
+        public var perAddressConnectionLimit: Int
+        /// The last connections under `connectionLimit` kept for paths outside
+        /// `sheddablePathPrefixes`: once fewer are free, requests to those prefixes are answered
+        /// `HTTPFailure.busy` (503) and their connection closed. Default 100.
+        public var reservedConnections: Int
+        /// Path prefixes refused when only the reserve is left (FieldSync: the device API). Default none.
+        public var sheddablePathPrefixes: [String]
+        /// Seconds a client has to send a request's head, from accept or from the end of its
+        /// previous request on the connection; then the connection is closed. Default 30.
+        public var headerTimeoutSeconds: Int
+        /// Seconds a client has to send a request's body once its head is in. Default 300.
+        public var bodyTimeoutSeconds: Int
+        /// Peer addresses whose `X-Forwarded-For` names the client (`Request.clientAddress`). Default none.
+        public var trustedProxies: Set<String>
         /// libmicrohttpd's memory per connection, which holds the request line and headers
         /// (requests beyond it get MHD's own 431) and the read buffer. Keep it well above
         /// `maxHeaderBytes`. libmicrohttpd zeroes it for every request, so bigger costs throughput. Default 32 KiB.
@@ -46,7 +62,9 @@ extension HTTPServer {
         public init(
             host: String = "127.0.0.1", port: Int = 8080, mhdThreads: Int = 2, workerThreads: Int = 64,
             workerQueueLimit: Int = 1024, maxBodyBytes: Int = 1 << 20, maxHeaderBytes: Int = 16 << 10,
-            connectionLimit: Int = 1000, connectionMemoryLimit: Int = 32 << 10, idleTimeoutSeconds: Int = 60,
+            connectionLimit: Int = 1000, perAddressConnectionLimit: Int = 64, reservedConnections: Int = 100,
+            sheddablePathPrefixes: [String] = [], headerTimeoutSeconds: Int = 30, bodyTimeoutSeconds: Int = 300,
+            trustedProxies: Set<String> = [], connectionMemoryLimit: Int = 32 << 10, idleTimeoutSeconds: Int = 60,
             maxJSONDepth: Int = 64, temporaryDirectory: URL = URL(fileURLWithPath: NSTemporaryDirectory()),
             overflowDrainBytes: Int = 1 << 20, shutdownTimeout: Duration = .seconds(10)
         ) {
@@ -58,6 +76,12 @@ extension HTTPServer {
             self.maxBodyBytes = maxBodyBytes
             self.maxHeaderBytes = maxHeaderBytes
             self.connectionLimit = connectionLimit
+            self.perAddressConnectionLimit = perAddressConnectionLimit
+            self.reservedConnections = reservedConnections
+            self.sheddablePathPrefixes = sheddablePathPrefixes
+            self.headerTimeoutSeconds = headerTimeoutSeconds
+            self.bodyTimeoutSeconds = bodyTimeoutSeconds
+            self.trustedProxies = trustedProxies
             self.connectionMemoryLimit = connectionMemoryLimit
             self.idleTimeoutSeconds = idleTimeoutSeconds
             self.maxJSONDepth = maxJSONDepth
@@ -72,12 +96,17 @@ extension HTTPServer {
                 ("mhdThreads", mhdThreads), ("workerThreads", workerThreads), ("workerQueueLimit", workerQueueLimit),
                 ("maxHeaderBytes", maxHeaderBytes), ("connectionLimit", connectionLimit),
                 ("connectionMemoryLimit", connectionMemoryLimit), ("maxJSONDepth", maxJSONDepth),
+                ("headerTimeoutSeconds", headerTimeoutSeconds), ("bodyTimeoutSeconds", bodyTimeoutSeconds),
             ]
             for (name, value) in positive where value < 1 {
                 throw HTTPServerError(code: .invalidConfiguration, message: "\(name) must be at least 1, not \(value).")
             }
             guard (0...65535).contains(port) else {
                 throw HTTPServerError(code: .invalidConfiguration, message: "port must be 0...65535, not \(port).")
+            }
+            guard (0..<connectionLimit).contains(reservedConnections), perAddressConnectionLimit >= 0 else {
+                throw HTTPServerError(
+                    code: .invalidConfiguration, message: "reservedConnections must be below connectionLimit; no limit can be negative.")
             }
             guard maxBodyBytes >= 0, idleTimeoutSeconds >= 0, overflowDrainBytes >= 0 else {
                 throw HTTPServerError(code: .invalidConfiguration, message: "Byte limits and the idle timeout cannot be negative.")

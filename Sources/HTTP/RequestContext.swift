@@ -39,6 +39,8 @@ final class RequestContext: PoolJob, @unchecked Sendable {
     let startedAt = ContinuousClock.now
 
     var head: RequestHead?
+    /// Refused to keep connections for other paths; the connection closes after the answer.
+    var isShed = false
     var body = Data()
     var bodyFile: TemporaryFile?
     /// Body bytes seen so far, including bytes dropped after a rejection.

@@ -88,7 +88,18 @@ extension APIError {
             self.init(.accountSuspended, "This account is suspended.")
         case .throttled(let seconds):
             self.init(.rateLimited, "Too many failed logins. Try again in \(seconds) seconds.", headers: ["Retry-After": String(seconds)])
+        case .busy(let seconds):
+            self.init(.serverBusy, "Too many sign-ins at once; retry shortly.", headers: ["Retry-After": String(seconds)])
         }
+    }
+
+    /// A live feed refused because too many streams are open.
+    init(_ full: LiveFeedFull) {
+        let whose = full.scope == .user ? "You have" : "The server has"
+        self.init(
+            .tooManyStreams, "\(whose) \(full.limit) live feeds open; close one or retry later.",
+            details: ["limit": .int(Int64(full.limit)), "scope": .string(full.scope.rawValue)],
+            headers: ["Retry-After": String(full.retryAfterSeconds)])
     }
 
     /// A pull cursor this server cannot resume from.
@@ -113,6 +124,8 @@ extension APIError {
             throw APIError(failure)
         } catch let failure as PullCursorCodec.Failure {
             throw APIError(failure)
+        } catch let full as LiveFeedFull {
+            throw APIError(full)
         }
     }
 }

@@ -35,6 +35,12 @@ public final class EventHub: Service {
         public var pollInterval: Duration = .seconds(5)
         /// Rows read per query. Default 500.
         public var batchSize = 500
+        /// Streams one user may hold open at once (devices and back-office tabs together);
+        /// one more is refused with `LiveFeedFull`. Default 4.
+        public var maxStreamsPerUser = 4
+        /// Streams this process holds open at once, well below the HTTP connection cap so that
+        /// feeds cannot take every connection. Default 200.
+        public var maxStreams = 200
         /// The clock the replay window is measured with.
         public var now: @Sendable () -> Date = { Date() }
 
@@ -120,7 +126,8 @@ public final class EventHub: Service {
     ///
     /// The subscriber is registered before its backlog is read, at the current head H: live
     /// fan-out brings it every event above H, and the backlog (ids up to H) goes in front.
-    /// - Throws: a database error (the caller answers 500; nothing stays registered).
+    /// - Throws: `LiveFeedFull` when the user or the server holds the most streams allowed,
+    ///   or a database error (the caller answers 500; nothing stays registered).
     public func subscribe(_ viewer: EventViewer, resume: EventResume) throws -> EventSubscription {
         _ = try head()
         let plan = try plan(for: resume)
@@ -128,7 +135,8 @@ public final class EventHub: Service {
         let subscription = EventSubscription(viewer: viewer, after: after, limit: options.queueLimit) { [weak self] in
             self?.remove($0)
         }
-        let head = state.withLock { state in
+        let head = try state.withLock { state in
+            try admit(viewer, into: state)
             state.subscribers[ObjectIdentifier(subscription)] = subscription
             return state.head ?? 0
         }
@@ -139,6 +147,16 @@ public final class EventHub: Service {
             throw error
         }
         return subscription
+    }
+
+    /// Checks the caps, under the same lock that registers the stream.
+    private func admit(_ viewer: EventViewer, into state: State) throws {
+        guard state.subscribers.count < options.maxStreams else {
+            throw LiveFeedFull(scope: .server, limit: options.maxStreams)
+        }
+        let userId = viewer.principal.userId
+        let held = state.subscribers.values.count { $0.viewer.principal.userId == userId }
+        guard held < options.maxStreamsPerUser else { throw LiveFeedFull(scope: .user, limit: options.maxStreamsPerUser) }
     }
 
     // MARK: - Resuming
