@@ -49,6 +49,9 @@ public struct AppConfiguration: Sendable {
     public var workerInterval = 600
     /// Folder holding `Migrations/`, `Templates/` and `Public/` (`FIELDSYNC_RESOURCES`; found by default).
     public var resourcesDirectory: URL
+    /// The most change JSON one pull page carries (`FIELDSYNC_MAX_PULL_PAGE_BYTES`), besides
+    /// the `maxPullLimit` count; a page always carries at least one change. Default 4 MiB.
+    public var maxPullPageBytes = PullService.defaultMaxPageBytes
     /// Connection limits, request deadlines and trusted proxies of the HTTP server.
     public var connections = ConnectionSettings()
     /// Password hashes verified at once (`FIELDSYNC_MAX_CONCURRENT_LOGINS`), and how failed
@@ -91,6 +94,7 @@ public struct AppConfiguration: Sendable {
         configuration.liveEvents.maxStreamsPerUser = try positive(environment, "FIELDSYNC_MAX_STREAMS_PER_USER") ?? configuration.liveEvents.maxStreamsPerUser
         configuration.liveEvents.maxStreams = try positive(environment, "FIELDSYNC_MAX_STREAMS") ?? configuration.liveEvents.maxStreams
         configuration.connections = try ConnectionSettings.load(environment)
+        configuration.maxPullPageBytes = try positive(environment, "FIELDSYNC_MAX_PULL_PAGE_BYTES") ?? configuration.maxPullPageBytes
         configuration.loginThrottling.concurrentHashes =
             try positive(environment, "FIELDSYNC_MAX_CONCURRENT_LOGINS") ?? configuration.loginThrottling.concurrentHashes
         configuration.runsWorker = !arguments.has("no-worker")
