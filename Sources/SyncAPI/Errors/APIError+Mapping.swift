@@ -54,10 +54,10 @@ extension APIError {
             self.init(
                 .attachmentTooLarge, perRecord ? "The record's attachments would exceed \(limit) bytes." : "The attachment exceeds \(limit) bytes.",
                 details: ["limit": .int(limit), "scope": .string(perRecord ? "record" : "attachment")])
-        case .tooManySessions(let limit):
+        case .tooManySessions(let limit, let perUser):
             self.init(
-                .tooManyUploads, "This device has \(limit) unfinished uploads; finish some first.", details: ["limit": .int(Int64(limit))],
-                headers: ["Retry-After": "60"])
+                .tooManyUploads, "\(perUser ? "Your devices have" : "This device has") \(limit) unfinished uploads; finish some first.",
+                details: ["limit": .int(Int64(limit)), "scope": .string(perUser ? "user" : "device")], headers: ["Retry-After": "60"])
         case .declarationMismatch(let field):
             self.init(.attachmentMismatch, "This attId is registered with a different \(field).", details: ["field": .string(field)])
         case .outOfScope:
