@@ -31,6 +31,8 @@ public final class EventHub: Service {
         public var queueLimit = 1_000
         /// The most outbox rows one resume replays; more → `event: reset`. Default 10 000.
         public var replayLimit = 10_000
+        /// The most bytes of events one resume replays; more → `event: reset`. Default 8 MiB.
+        public var replayByteLimit = 8 << 20
         /// How often the outbox is read without a notification. Default 5 s.
         public var pollInterval: Duration = .seconds(5)
         /// Rows read per query. Default 500.
@@ -186,7 +188,11 @@ public final class EventHub: Service {
             guard entries.count <= options.replayLimit else {
                 return [Self.reset(id: head, reason: "more than \(options.replayLimit) events were missed")]
             }
-            return entries.map(LiveEvent.init).filter { LiveEventFilter.allows(viewer, $0.header) }.map(\.bytes)
+            let events = entries.map(LiveEvent.init).filter { LiveEventFilter.allows(viewer, $0.header) }.map(\.bytes)
+            guard events.reduce(0, { $0 + $1.count }) <= options.replayByteLimit else {
+                return [Self.reset(id: head, reason: "more than \(options.replayByteLimit) bytes of events were missed")]
+            }
+            return events
         }
     }
 
