@@ -1,7 +1,7 @@
-import Foundation
+public import Foundation
 import Support
 
-/// How the HTTP server guards its connections against floods and slow clients.
+/// How the HTTP server guards its connections and its body spool against floods and slow clients.
 /// Every field has a `FIELDSYNC_*` variable; docs/deploy.md explains when to change them.
 public struct ConnectionSettings: Sendable {
     /// Connections open at once (`FIELDSYNC_MAX_CONNECTIONS`). Default 1000.
@@ -19,6 +19,13 @@ public struct ConnectionSettings: Sendable {
     /// Addresses of reverse proxies whose `X-Forwarded-For` names the client, for login
     /// throttling and the per-address limit (`FIELDSYNC_TRUSTED_PROXIES`, comma-separated). Default none.
     public var trustedProxies: Set<String> = []
+    /// Where large request bodies (chunks, photos) are written while they arrive
+    /// (`FIELDSYNC_SPOOL_DIR`); `<data-dir>/tmp` when unset.
+    public var spoolDirectory: URL?
+    /// Bytes of bodies spooled at once (`FIELDSYNC_SPOOL_BYTES`); past it uploads get 503 `SERVER_BUSY`. Default 512 MiB.
+    public var spoolBytes = 512 << 20
+    /// The same for one client address (`FIELDSYNC_SPOOL_BYTES_PER_ADDRESS`). Default 64 MiB.
+    public var spoolBytesPerAddress = 64 << 20
 
     public init() {}
 
@@ -29,7 +36,8 @@ public struct ConnectionSettings: Sendable {
         let counts: [(String, WritableKeyPath<ConnectionSettings, Int>, ClosedRange<Int>)] = [
             ("FIELDSYNC_MAX_CONNECTIONS", \.limit, 1...1_000_000), ("FIELDSYNC_MAX_CONNECTIONS_PER_ADDRESS", \.perAddress, 0...1_000_000),
             ("FIELDSYNC_RESERVED_CONNECTIONS", \.reserved, 0...1_000_000), ("FIELDSYNC_HEADER_TIMEOUT", \.headerTimeoutSeconds, 1...86_400),
-            ("FIELDSYNC_BODY_TIMEOUT", \.bodyTimeoutSeconds, 1...86_400),
+            ("FIELDSYNC_BODY_TIMEOUT", \.bodyTimeoutSeconds, 1...86_400), ("FIELDSYNC_SPOOL_BYTES", \.spoolBytes, 1...Int(Int32.max) << 8),
+            ("FIELDSYNC_SPOOL_BYTES_PER_ADDRESS", \.spoolBytesPerAddress, 1...Int(Int32.max) << 8),
         ]
         for (name, keyPath, range) in counts {
             guard let value = try environment.integer(name) else { continue }
@@ -39,6 +47,7 @@ public struct ConnectionSettings: Sendable {
         guard settings.reserved < settings.limit else {
             throw ConfigurationError("FIELDSYNC_RESERVED_CONNECTIONS must be below FIELDSYNC_MAX_CONNECTIONS")
         }
+        settings.spoolDirectory = environment["FIELDSYNC_SPOOL_DIR"].map { URL(fileURLWithPath: $0) }
         if let list = environment["FIELDSYNC_TRUSTED_PROXIES"] {
             let addresses = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             for address in addresses where !isIPAddress(address) {

@@ -51,6 +51,11 @@ extension HTTPServer {
         public var maxJSONDepth: Int
         /// Where bodies of `streamsBodyToFile` routes are written. Default `NSTemporaryDirectory()`.
         public var temporaryDirectory: URL
+        /// Bytes all bodies being written to `temporaryDirectory` may take at once (each counts
+        /// its declared length, or its route's cap); past it `HTTPFailure.busy` (503). Default 512 MiB.
+        public var spoolBytesLimit: Int
+        /// The same, for the bodies of one client address. Default 64 MiB.
+        public var spoolBytesPerAddress: Int
         /// After a chunked body crosses its cap, how many more bytes are read and dropped
         /// so the client can still be sent the 413; past it the connection is closed.
         /// (libmicrohttpd cannot answer while a body is still arriving.) Default 1 MiB.
@@ -66,7 +71,7 @@ extension HTTPServer {
             sheddablePathPrefixes: [String] = [], headerTimeoutSeconds: Int = 30, bodyTimeoutSeconds: Int = 300,
             trustedProxies: Set<String> = [], connectionMemoryLimit: Int = 32 << 10, idleTimeoutSeconds: Int = 60,
             maxJSONDepth: Int = 64, temporaryDirectory: URL = URL(fileURLWithPath: NSTemporaryDirectory()),
-            overflowDrainBytes: Int = 1 << 20, shutdownTimeout: Duration = .seconds(10)
+            spoolBytesLimit: Int = 512 << 20, spoolBytesPerAddress: Int = 64 << 20, overflowDrainBytes: Int = 1 << 20, shutdownTimeout: Duration = .seconds(10)
         ) {
             self.host = host
             self.port = port
@@ -86,6 +91,8 @@ extension HTTPServer {
             self.idleTimeoutSeconds = idleTimeoutSeconds
             self.maxJSONDepth = maxJSONDepth
             self.temporaryDirectory = temporaryDirectory
+            self.spoolBytesLimit = spoolBytesLimit
+            self.spoolBytesPerAddress = spoolBytesPerAddress
             self.overflowDrainBytes = overflowDrainBytes
             self.shutdownTimeout = shutdownTimeout
         }
@@ -97,6 +104,7 @@ extension HTTPServer {
                 ("maxHeaderBytes", maxHeaderBytes), ("connectionLimit", connectionLimit),
                 ("connectionMemoryLimit", connectionMemoryLimit), ("maxJSONDepth", maxJSONDepth),
                 ("headerTimeoutSeconds", headerTimeoutSeconds), ("bodyTimeoutSeconds", bodyTimeoutSeconds),
+                ("spoolBytesLimit", spoolBytesLimit), ("spoolBytesPerAddress", spoolBytesPerAddress),
             ]
             for (name, value) in positive where value < 1 {
                 throw HTTPServerError(code: .invalidConfiguration, message: "\(name) must be at least 1, not \(value).")

@@ -15,6 +15,7 @@ final class ServerCore: Sendable {
     let pool: WorkerPool
     let streams = StreamRegistry()
     let connections: ConnectionRegistry
+    let spool: SpoolBudget
     /// Shuts down connections past their deadline, a few times per request timeout, until the server stops.
     private let reaper = DispatchQueue(label: "fieldsync.http.deadlines")
     private let isStopping = Atomic<Bool>(false)
@@ -26,6 +27,7 @@ final class ServerCore: Sendable {
         self.routes = routes
         self.logger = logger
         pool = WorkerPool(maxThreads: configuration.workerThreads, queueLimit: configuration.workerQueueLimit)
+        spool = SpoolBudget(totalLimit: configuration.spoolBytesLimit, perAddressLimit: configuration.spoolBytesPerAddress)
         let connections = ConnectionRegistry(
             limits: .init(
                 perAddress: configuration.perAddressConnectionLimit, trustedProxies: configuration.trustedProxies,
@@ -98,10 +100,16 @@ final class ServerCore: Sendable {
         let limit = options.maxBodyBytes ?? configuration.maxBodyBytes
         let declaredLength = headers["Content-Length"].flatMap { Int($0) }
         if let declaredLength, declaredLength > limit { return .payloadTooLarge(limit: limit) }
+        let remoteAddress = ConnectionValues.remoteAddress(of: context.connection)
         context.head = RequestHead(
-            method: method, headers: headers, query: ConnectionValues.query(of: context.connection),
-            remoteAddress: ConnectionValues.remoteAddress(of: context.connection), resolution: resolution, bodyLimit: limit)
+            method: method, headers: headers, query: ConnectionValues.query(of: context.connection), remoteAddress: remoteAddress,
+            resolution: resolution, bodyLimit: limit)
         if options.streamsBodyToFile {
+            let client = ClientAddress.resolve(
+                peer: remoteAddress, forwardedFor: headers.values("X-Forwarded-For"), trustedProxies: configuration.trustedProxies)
+            let reservation = SpoolReservation(bytes: min(declaredLength ?? limit, limit), address: client)
+            guard spool.reserve(reservation.bytes, for: client) else { return .busy(retryAfterSeconds: 5) }
+            context.spoolReservation = reservation
             do {
                 context.bodyFile = try TemporaryFile(in: configuration.temporaryDirectory)
             } catch {
