@@ -50,7 +50,10 @@ struct ConnectionDefenceTests {
 
     @Test("One address holds at most its share of connections; a closed one frees a place")
     func perAddressLimit() throws {
-        let test = try Self.server { $0.perAddressConnectionLimit = 3 }
+        let test = try Self.server {
+            $0.perAddressConnectionLimit = 3
+            $0.headerTimeoutSeconds = 600  // the held connections stay however slowly the test runs
+        }
         defer { test.stop() }
         var held: [RawConnection] = []
         for _ in 0..<3 {
@@ -74,6 +77,7 @@ struct ConnectionDefenceTests {
             $0.connectionLimit = 8
             $0.reservedConnections = 3
             $0.sheddablePathPrefixes = ["/v1/"]
+            $0.headerTimeoutSeconds = 600
         }
         defer { test.stop() }
         var held: [RawConnection] = []

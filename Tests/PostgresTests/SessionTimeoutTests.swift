@@ -5,13 +5,15 @@ import Testing
 
 @Suite("Session timeouts")
 struct SessionTimeoutTests {
-    private func client() throws -> PostgresClient {
+    private func client(_ configuration: PostgresConfiguration? = nil, idleInTransaction: Duration = .milliseconds(400)) throws
+        -> PostgresClient
+    {
         var options = PostgresClient.Options()
         options.maxConnections = 3
         options.sessionTimeouts.statement = .milliseconds(500)
         options.sessionTimeouts.lock = .milliseconds(200)
-        options.sessionTimeouts.idleInTransaction = .milliseconds(400)
-        return PostgresClient(configuration: try TestDatabase.configuration(), options: options, logger: testLogger)
+        options.sessionTimeouts.idleInTransaction = idleInTransaction
+        return PostgresClient(configuration: try configuration ?? TestDatabase.configuration(), options: options, logger: testLogger)
     }
 
     @Test("every pooled connection carries the statement, lock and idle-transaction limits")
@@ -28,20 +30,32 @@ struct SessionTimeoutTests {
         #expect(error?.code == .queryCanceled)
     }
 
-    @Test("a transaction left open cannot stall the writers behind it")
-    func stuckTransaction() throws {
+    @Test("a writer waiting for a stuck transaction's lock gives up instead of queueing for ever")
+    func lockWait() throws {
+        let pool = try client()
+        defer { pool.shutdown() }
+        // The stuck side never times out on its own, so the writer surely meets its lock.
+        let stuckPool = try client(pool.configuration, idleInTransaction: .zero)
+        defer { stuckPool.shutdown() }
+        try pool.withConnection { try $0.executeScript("CREATE TABLE counter (id int PRIMARY KEY, n int); INSERT INTO counter VALUES (1, 0)") }
+        try stuckPool.withConnection { stuck in
+            try stuck.executeScript("BEGIN; UPDATE counter SET n = n + 1 WHERE id = 1")
+            let blocked = #expect(throws: PostgresError.self) {
+                try pool.withConnection { try $0.execute("UPDATE counter SET n = n + 10 WHERE id = 1") }
+            }
+            #expect(blocked?.code == .lockNotAvailable)
+        }
+        #expect(try pool.withConnection { try $0.query("SELECT n FROM counter")[0].decode(0, as: Int.self) } == 0)
+    }
+
+    @Test("the server ends a transaction left open, which frees the writers behind it")
+    func idleTransactionEnded() throws {
         let pool = try client()
         defer { pool.shutdown() }
         try pool.withConnection { try $0.executeScript("CREATE TABLE counter (id int PRIMARY KEY, n int); INSERT INTO counter VALUES (1, 0)") }
         try pool.withConnection { stuck in
             let stuckPID = try backendPID(stuck)
             try stuck.executeScript("BEGIN; UPDATE counter SET n = n + 1 WHERE id = 1")
-            // A writer waiting for the stuck row gives up at the lock limit instead of queueing for ever.
-            let blocked = #expect(throws: PostgresError.self) {
-                try pool.withConnection { try $0.execute("UPDATE counter SET n = n + 10 WHERE id = 1") }
-            }
-            #expect(blocked?.code == .lockNotAvailable)
-            // The server then ends the idle transaction, which releases its lock.
             let ended = try eventually(timeout: 10) {
                 try pool.withConnection { try $0.query("SELECT 1 FROM pg_stat_activity WHERE pid = \(stuckPID)").isEmpty }
             }
