@@ -58,6 +58,7 @@ public final class Application: Sendable {
             // Routes that stream bodies to disk create their files here; with DATABASE_URL
             // nothing else creates the data folder.
             try FileManager.default.createDirectory(at: http.temporaryDirectory, withIntermediateDirectories: true)
+            features.lazy.compactMap { $0 as? AttachmentsFeature }.first?.sweepLeftovers(temporaryDirectory: http.temporaryDirectory)
             let server = HTTPServer(configuration: http, router: try router(core, features), logger: logger)
             let worker = configuration.runsWorker ? [Self.worker(core, features)] : []
             let services = ServiceGroup([core.notifications] + features.flatMap(\.services) + worker + [server], logger: logger)

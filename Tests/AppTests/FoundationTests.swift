@@ -156,12 +156,9 @@ struct FoundationTests {
 
     /// Requests `path` until it answers `status`; nil when it did not within `bound`.
     static func poll(_ client: TestClient, _ path: String, until status: Int, within bound: Duration) async throws -> TestResponse? {
-        let deadline = ContinuousClock.now + bound
-        while ContinuousClock.now < deadline {
+        try await eventually(within: bound, every: .milliseconds(50)) {
             let response = try await client.get(path)
-            if response.status == status { return response }
-            try await Task.sleep(for: .milliseconds(50))
+            return response.status == status ? response : nil
         }
-        return nil
     }
 }

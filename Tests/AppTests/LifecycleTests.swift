@@ -56,16 +56,13 @@ struct LifecycleTests {
 
         let observer = try PostgresConnection(configuration: database, logger: Logger(label: "test"))
         defer { observer.close() }
-        let deadline = ContinuousClock.now + .seconds(3)
-        var others = -1
-        while ContinuousClock.now < deadline {
-            others = try observer.query(
+        let closed = try await eventually(within: .seconds(3), every: .milliseconds(50)) { () -> Bool? in
+            let others = try observer.query(
                 "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
             )[0].decode("n", as: Int.self)
-            if others == 0 { break }
-            try await Task.sleep(for: .milliseconds(50))
+            return others == 0 ? true : nil
         }
-        #expect(others == 0, "connections of the failed start are still open")
+        #expect(closed == true, "connections of the failed start are still open")
     }
 
     @Test("Shutdown lets an in-flight request finish, then refuses connections")
@@ -98,14 +95,12 @@ struct LifecycleTests {
 
     /// Waits until some backend of the blocker's database waits for a lock.
     private static func waitForLockWaiter(_ connection: PostgresConnection) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
+        let waiting = try await eventually(within: .seconds(10)) { () -> Bool? in
             let rows = try connection.query(
                 "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
-            if try rows[0].decode("n", as: Int.self) > 0 { return }
-            try await Task.sleep(for: .milliseconds(20))
+            return try rows[0].decode("n", as: Int.self) > 0 ? true : nil
         }
-        throw TestServerError("the login never waited for the users lock")
+        guard waiting != nil else { throw TestServerError("the login never waited for the users lock") }
     }
 }
 

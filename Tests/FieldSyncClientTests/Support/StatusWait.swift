@@ -1,3 +1,4 @@
+import AppTesting
 import FieldSyncClient
 import Foundation
 
@@ -5,11 +6,11 @@ extension SyncClient {
     /// Waits until the status satisfies `condition`, polling; throws after `timeout`.
     @discardableResult
     func waitForStatus(timeout: Duration = .seconds(20), _ condition: (SyncStatus) -> Bool) async throws -> SyncStatus {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition(status) { return status }
-            try await Task.sleep(for: .milliseconds(20))
+        let reached = try await eventually(within: timeout) { () -> SyncStatus? in
+            let current = status
+            return condition(current) ? current : nil
         }
+        if let reached { return reached }
         throw Failure("status never got there; last: \(status.state) \(status)")
     }
 }
