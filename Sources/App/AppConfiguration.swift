@@ -3,6 +3,7 @@ public import Foundation
 public import Postgres
 public import Support
 public import SyncAPI
+public import SyncEngine
 public import WebUI
 
 /// Everything `fieldsync` needs to start, from flags over `FIELDSYNC_*` variables over defaults.
@@ -22,6 +23,10 @@ public struct AppConfiguration: Sendable {
     public var database: PostgresConfiguration?
     /// Connections in the pool (`FIELDSYNC_DB_POOL_SIZE`).
     public var databasePoolSize = 16
+    /// Limits on every pooled database session, in milliseconds, 0 for none:
+    /// `FIELDSYNC_DB_STATEMENT_TIMEOUT_MS` (default 30000), `FIELDSYNC_DB_LOCK_TIMEOUT_MS` (10000),
+    /// `FIELDSYNC_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS` (30000).
+    public var databaseTimeouts = SessionTimeouts()
     /// Threads that run request handlers (`FIELDSYNC_WORKER_THREADS`).
     public var workerThreads = 64
     /// Password for the first admin account (`FIELDSYNC_ADMIN_PASSWORD`); random when unset.
@@ -44,9 +49,18 @@ public struct AppConfiguration: Sendable {
     public var workerInterval = 600
     /// Folder holding `Migrations/`, `Templates/` and `Public/` (`FIELDSYNC_RESOURCES`; found by default).
     public var resourcesDirectory: URL
+    /// The most change JSON one pull page carries (`FIELDSYNC_MAX_PULL_PAGE_BYTES`), besides
+    /// the `maxPullLimit` count; a page always carries at least one change. Default 4 MiB.
+    public var maxPullPageBytes = PullService.defaultMaxPageBytes
+    /// Connection limits, request deadlines and trusted proxies of the HTTP server.
+    public var connections = ConnectionSettings()
+    /// Password hashes verified at once (`FIELDSYNC_MAX_CONCURRENT_LOGINS`), and how failed
+    /// logins slow further ones down.
+    public var loginThrottling = LoginService.Throttling()
     /// Back-office session lifetimes, time zone and clock.
     public var web = WebConfiguration()
-    /// Live event feeds: heartbeat, replay window, per-client queue.
+    /// Live event feeds: heartbeat, replay window, per-client queue, and the caps on open streams
+    /// (`FIELDSYNC_MAX_STREAMS_PER_USER`, default 4; `FIELDSYNC_MAX_STREAMS`, default 200).
     public var liveEvents = EventHub.Options()
 
     public init(resourcesDirectory: URL) {
@@ -70,12 +84,19 @@ public struct AppConfiguration: Sendable {
         configuration.blobDirectory = (arguments.value("blob-dir") ?? environment["FIELDSYNC_BLOB_DIR"]).map { URL(fileURLWithPath: $0) }
         configuration.databaseURL = environment["DATABASE_URL"]
         configuration.databasePoolSize = try positive(environment, "FIELDSYNC_DB_POOL_SIZE") ?? configuration.databasePoolSize
+        try loadDatabaseTimeouts(into: &configuration.databaseTimeouts, environment)
         configuration.workerThreads = try positive(environment, "FIELDSYNC_WORKER_THREADS") ?? configuration.workerThreads
         configuration.adminPassword = environment["FIELDSYNC_ADMIN_PASSWORD"]
         configuration.cursorSecret = environment["FIELDSYNC_CURSOR_SECRET"]
         configuration.passwordIterations = try positive(environment, "FIELDSYNC_PASSWORD_ITERATIONS") ?? configuration.passwordIterations
         configuration.schemaFile = environment["FIELDSYNC_SCHEMA"].map { URL(fileURLWithPath: $0) }
         configuration.tokenCacheSeconds = try positive(environment, "FIELDSYNC_TOKEN_CACHE_SECONDS") ?? configuration.tokenCacheSeconds
+        configuration.liveEvents.maxStreamsPerUser = try positive(environment, "FIELDSYNC_MAX_STREAMS_PER_USER") ?? configuration.liveEvents.maxStreamsPerUser
+        configuration.liveEvents.maxStreams = try positive(environment, "FIELDSYNC_MAX_STREAMS") ?? configuration.liveEvents.maxStreams
+        configuration.connections = try ConnectionSettings.load(environment)
+        configuration.maxPullPageBytes = try positive(environment, "FIELDSYNC_MAX_PULL_PAGE_BYTES") ?? configuration.maxPullPageBytes
+        configuration.loginThrottling.concurrentHashes =
+            try positive(environment, "FIELDSYNC_MAX_CONCURRENT_LOGINS") ?? configuration.loginThrottling.concurrentHashes
         configuration.runsWorker = !arguments.has("no-worker")
         configuration.workerInterval = try positive(environment, "FIELDSYNC_WORKER_INTERVAL") ?? configuration.workerInterval
         if let name = environment["FIELDSYNC_LOG_LEVEL"] {
@@ -88,6 +109,19 @@ public struct AppConfiguration: Sendable {
     private static func parsePort(_ text: String) throws -> Int {
         guard let port = Int(text) else { throw ConfigurationError("--port must be a number, got \"\(text)\"") }
         return port
+    }
+
+    private static func loadDatabaseTimeouts(into timeouts: inout SessionTimeouts, _ environment: Environment) throws {
+        let limits: [(String, WritableKeyPath<SessionTimeouts, Duration>)] = [
+            ("FIELDSYNC_DB_STATEMENT_TIMEOUT_MS", \.statement), ("FIELDSYNC_DB_LOCK_TIMEOUT_MS", \.lock),
+            ("FIELDSYNC_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS", \.idleInTransaction),
+        ]
+        for (name, keyPath) in limits {
+            guard let value = try environment.integer(name) else { continue }
+            // PostgreSQL's own ceiling for these settings (INT_MAX milliseconds).
+            guard (0...Int(Int32.max)).contains(value) else { throw ConfigurationError("\(name) must be 0-\(Int32.max), got \(value)") }
+            timeouts[keyPath: keyPath] = .milliseconds(value)
+        }
     }
 
     private static func positive(_ environment: Environment, _ name: String) throws -> Int? {

@@ -125,7 +125,16 @@ public final class Application: Sendable {
         http.host = app.host
         http.port = app.port
         http.workerThreads = app.workerThreads
-        http.temporaryDirectory = app.dataDirectory.appendingPathComponent("tmp")
+        http.temporaryDirectory = app.connections.spoolDirectory ?? app.dataDirectory.appendingPathComponent("tmp")
+        http.spoolBytesLimit = app.connections.spoolBytes
+        http.spoolBytesPerAddress = app.connections.spoolBytesPerAddress
+        http.connectionLimit = app.connections.limit
+        http.perAddressConnectionLimit = app.connections.perAddress
+        http.reservedConnections = app.connections.reserved
+        http.sheddablePathPrefixes = ["/v1/"]
+        http.headerTimeoutSeconds = app.connections.headerTimeoutSeconds
+        http.bodyTimeoutSeconds = app.connections.bodyTimeoutSeconds
+        http.trustedProxies = app.connections.trustedProxies
         return http
     }
 }

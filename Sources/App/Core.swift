@@ -62,6 +62,7 @@ public final class Core: Sendable {
         let schema = try loadSchema(configuration.schemaFile)
         var options = PostgresClient.Options()
         options.maxConnections = configuration.databasePoolSize
+        options.sessionTimeouts = configuration.databaseTimeouts
         let client = PostgresClient(configuration: database, options: options, logger: logger)
         do {
             let migrations = configuration.resourcesDirectory.appendingPathComponent("Migrations")

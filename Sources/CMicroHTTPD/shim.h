@@ -28,6 +28,14 @@ static inline const struct sockaddr *CMicroHTTPD_client_address(struct MHD_Conne
     return info == NULL ? NULL : info->client_addr;
 }
 
+/// `MHD_get_connection_info` is variadic; returns the connection's socket, or -1.
+static inline int CMicroHTTPD_connection_fd(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
 /// `MHD_get_daemon_info` is variadic; returns the port the daemon listens on (the real
 /// one when port 0 was asked for), or 0 when MHD cannot tell.
 static inline uint16_t CMicroHTTPD_bind_port(struct MHD_Daemon *daemon)

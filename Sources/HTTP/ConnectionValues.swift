@@ -41,6 +41,11 @@ enum ConnectionValues {
     /// The client's IP address as text, or "" when MHD does not know it.
     static func remoteAddress(of connection: OpaquePointer) -> String {
         guard let address = CMicroHTTPD_client_address(connection) else { return "" }
+        return text(of: address)
+    }
+
+    /// An IPv4 or IPv6 socket address as text, or "" for another family.
+    static func text(of address: UnsafePointer<sockaddr>) -> String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         let converted: UnsafePointer<CChar>?  // inet_ntop answers NULL on failure
         switch Int32(address.pointee.sa_family) {

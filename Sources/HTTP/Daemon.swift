@@ -75,6 +75,7 @@ final class Daemon: @unchecked Sendable {
             item(.CONNECTION_MEMORY_LIMIT, configuration.connectionMemoryLimit),
             item(.CONNECTION_TIMEOUT, configuration.idleTimeoutSeconds),
             item(.NOTIFY_COMPLETED, unsafeBitCast(MHDCallbacks.completed, to: Int.self), core),
+            item(.NOTIFY_CONNECTION, unsafeBitCast(MHDCallbacks.connectionNotice, to: Int.self), core),
         ]
         if configuration.mhdThreads > 1 {
             options.append(item(.THREAD_POOL_SIZE, configuration.mhdThreads))

@@ -25,6 +25,22 @@ extension HTTPServer {
         public var maxHeaderBytes: Int
         /// Concurrent connections accepted. Default 1000.
         public var connectionLimit: Int
+        /// Connections one client address may hold at once; more are closed at accept. Trusted
+        /// proxies are exempt. 0 for no limit. Default 64.
+        public var perAddressConnectionLimit: Int
+        /// The last connections under `connectionLimit` kept for paths outside
+        /// `sheddablePathPrefixes`: once fewer are free, requests to those prefixes are answered
+        /// `HTTPFailure.busy` (503) and their connection closed. Default 100.
+        public var reservedConnections: Int
+        /// Path prefixes refused when only the reserve is left (FieldSync: the device API). Default none.
+        public var sheddablePathPrefixes: [String]
+        /// Seconds a client has to send a request's head, from accept or from the end of its
+        /// previous request on the connection; then the connection is closed. Default 30.
+        public var headerTimeoutSeconds: Int
+        /// Seconds a client has to send a request's body once its head is in. Default 300.
+        public var bodyTimeoutSeconds: Int
+        /// Peer addresses whose `X-Forwarded-For` names the client (`Request.clientAddress`). Default none.
+        public var trustedProxies: Set<String>
         /// libmicrohttpd's memory per connection, which holds the request line and headers
         /// (requests beyond it get MHD's own 431) and the read buffer. Keep it well above
         /// `maxHeaderBytes`. libmicrohttpd zeroes it for every request, so bigger costs throughput. Default 32 KiB.
@@ -35,6 +51,11 @@ extension HTTPServer {
         public var maxJSONDepth: Int
         /// Where bodies of `streamsBodyToFile` routes are written. Default `NSTemporaryDirectory()`.
         public var temporaryDirectory: URL
+        /// Bytes all bodies being written to `temporaryDirectory` may take at once (each counts
+        /// its declared length, or its route's cap); past it `HTTPFailure.busy` (503). Default 512 MiB.
+        public var spoolBytesLimit: Int
+        /// The same, for the bodies of one client address. Default 64 MiB.
+        public var spoolBytesPerAddress: Int
         /// After a chunked body crosses its cap, how many more bytes are read and dropped
         /// so the client can still be sent the 413; past it the connection is closed.
         /// (libmicrohttpd cannot answer while a body is still arriving.) Default 1 MiB.
@@ -46,9 +67,11 @@ extension HTTPServer {
         public init(
             host: String = "127.0.0.1", port: Int = 8080, mhdThreads: Int = 2, workerThreads: Int = 64,
             workerQueueLimit: Int = 1024, maxBodyBytes: Int = 1 << 20, maxHeaderBytes: Int = 16 << 10,
-            connectionLimit: Int = 1000, connectionMemoryLimit: Int = 32 << 10, idleTimeoutSeconds: Int = 60,
+            connectionLimit: Int = 1000, perAddressConnectionLimit: Int = 64, reservedConnections: Int = 100,
+            sheddablePathPrefixes: [String] = [], headerTimeoutSeconds: Int = 30, bodyTimeoutSeconds: Int = 300,
+            trustedProxies: Set<String> = [], connectionMemoryLimit: Int = 32 << 10, idleTimeoutSeconds: Int = 60,
             maxJSONDepth: Int = 64, temporaryDirectory: URL = URL(fileURLWithPath: NSTemporaryDirectory()),
-            overflowDrainBytes: Int = 1 << 20, shutdownTimeout: Duration = .seconds(10)
+            spoolBytesLimit: Int = 512 << 20, spoolBytesPerAddress: Int = 64 << 20, overflowDrainBytes: Int = 1 << 20, shutdownTimeout: Duration = .seconds(10)
         ) {
             self.host = host
             self.port = port
@@ -58,10 +81,18 @@ extension HTTPServer {
             self.maxBodyBytes = maxBodyBytes
             self.maxHeaderBytes = maxHeaderBytes
             self.connectionLimit = connectionLimit
+            self.perAddressConnectionLimit = perAddressConnectionLimit
+            self.reservedConnections = reservedConnections
+            self.sheddablePathPrefixes = sheddablePathPrefixes
+            self.headerTimeoutSeconds = headerTimeoutSeconds
+            self.bodyTimeoutSeconds = bodyTimeoutSeconds
+            self.trustedProxies = trustedProxies
             self.connectionMemoryLimit = connectionMemoryLimit
             self.idleTimeoutSeconds = idleTimeoutSeconds
             self.maxJSONDepth = maxJSONDepth
             self.temporaryDirectory = temporaryDirectory
+            self.spoolBytesLimit = spoolBytesLimit
+            self.spoolBytesPerAddress = spoolBytesPerAddress
             self.overflowDrainBytes = overflowDrainBytes
             self.shutdownTimeout = shutdownTimeout
         }
@@ -72,12 +103,18 @@ extension HTTPServer {
                 ("mhdThreads", mhdThreads), ("workerThreads", workerThreads), ("workerQueueLimit", workerQueueLimit),
                 ("maxHeaderBytes", maxHeaderBytes), ("connectionLimit", connectionLimit),
                 ("connectionMemoryLimit", connectionMemoryLimit), ("maxJSONDepth", maxJSONDepth),
+                ("headerTimeoutSeconds", headerTimeoutSeconds), ("bodyTimeoutSeconds", bodyTimeoutSeconds),
+                ("spoolBytesLimit", spoolBytesLimit), ("spoolBytesPerAddress", spoolBytesPerAddress),
             ]
             for (name, value) in positive where value < 1 {
                 throw HTTPServerError(code: .invalidConfiguration, message: "\(name) must be at least 1, not \(value).")
             }
             guard (0...65535).contains(port) else {
                 throw HTTPServerError(code: .invalidConfiguration, message: "port must be 0...65535, not \(port).")
+            }
+            guard (0..<connectionLimit).contains(reservedConnections), perAddressConnectionLimit >= 0 else {
+                throw HTTPServerError(
+                    code: .invalidConfiguration, message: "reservedConnections must be below connectionLimit; no limit can be negative.")
             }
             guard maxBodyBytes >= 0, idleTimeoutSeconds >= 0, overflowDrainBytes >= 0 else {
                 throw HTTPServerError(code: .invalidConfiguration, message: "Byte limits and the idle timeout cannot be negative.")

@@ -20,8 +20,11 @@ public struct Request: Sendable {
     public let cookies: [String: String]
     /// The body bytes; empty when the route streams its body to `bodyFile`.
     public let body: Data
-    /// The client's IP address as text, e.g. `127.0.0.1` or `::1`.
+    /// The IP address of the connection's other end as text, e.g. `127.0.0.1` or `::1`.
     public let remoteAddress: String
+    /// The client's IP address: `remoteAddress`, or what a trusted proxy reports in
+    /// `X-Forwarded-For` (see `HTTPServer.Configuration.trustedProxies`).
+    public let clientAddress: String
     /// Values of the `{name}` segments of the matched route pattern.
     public internal(set) var pathParameters: [String: String]
     /// The temporary file holding the body, for routes with `RouteOptions.streamsBodyToFile`
@@ -33,7 +36,8 @@ public struct Request: Sendable {
     /// Builds a request, e.g. to drive a `Router` in-process in tests.
     public init(
         method: HTTPMethod, path: String, query: [String: String] = [:], headers: HTTPHeaders = .init(),
-        body: Data = Data(), bodyFile: URL? = nil, remoteAddress: String = "127.0.0.1", maxJSONDepth: Int = 64
+        body: Data = Data(), bodyFile: URL? = nil, remoteAddress: String = "127.0.0.1", trustedProxies: Set<String> = [],
+        maxJSONDepth: Int = 64
     ) {
         self.method = method
         self.path = path
@@ -43,6 +47,8 @@ public struct Request: Sendable {
         self.body = body
         self.bodyFile = bodyFile
         self.remoteAddress = remoteAddress
+        clientAddress = ClientAddress.resolve(
+            peer: remoteAddress, forwardedFor: headers.values("X-Forwarded-For"), trustedProxies: trustedProxies)
         self.pathParameters = [:]
         self.maxJSONDepth = maxJSONDepth
     }

@@ -13,6 +13,12 @@ struct RequestHead {
     let bodyLimit: Int
 }
 
+/// Spool bytes reserved for one request body, and for whom.
+struct SpoolReservation {
+    let bytes: Int
+    let address: String
+}
+
 /// One request's state, from its first access-handler call until MHD's completion notice.
 ///
 /// The receiving fields are touched only by the network thread that owns the connection
@@ -39,6 +45,10 @@ final class RequestContext: PoolJob, @unchecked Sendable {
     let startedAt = ContinuousClock.now
 
     var head: RequestHead?
+    /// The spool bytes this request's body holds, given back when the request is over.
+    var spoolReservation: SpoolReservation?
+    /// Refused to keep connections for other paths; the connection closes after the answer.
+    var isShed = false
     var body = Data()
     var bodyFile: TemporaryFile?
     /// Body bytes seen so far, including bytes dropped after a rejection.
@@ -150,5 +160,7 @@ final class RequestContext: PoolJob, @unchecked Sendable {
     /// MHD is done with the request (answered, or the client went away).
     func finish() {
         bodyFile?.remove()
+        if let spoolReservation { core.spool.release(spoolReservation.bytes, for: spoolReservation.address) }
+        spoolReservation = nil
     }
 }

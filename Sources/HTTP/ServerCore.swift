@@ -14,6 +14,10 @@ final class ServerCore: Sendable {
     let logger: Logger
     let pool: WorkerPool
     let streams = StreamRegistry()
+    let connections: ConnectionRegistry
+    let spool: SpoolBudget
+    /// Shuts down connections past their deadline, a few times per request timeout, until the server stops.
+    private let reaper = DispatchQueue(label: "fieldsync.http.deadlines")
     private let isStopping = Atomic<Bool>(false)
     /// Requests between their first access-handler call and MHD's completion notice.
     private let activeRequests = Atomic<Int>(0)
@@ -23,6 +27,22 @@ final class ServerCore: Sendable {
         self.routes = routes
         self.logger = logger
         pool = WorkerPool(maxThreads: configuration.workerThreads, queueLimit: configuration.workerQueueLimit)
+        spool = SpoolBudget(totalLimit: configuration.spoolBytesLimit, perAddressLimit: configuration.spoolBytesPerAddress)
+        let connections = ConnectionRegistry(
+            limits: .init(
+                perAddress: configuration.perAddressConnectionLimit, trustedProxies: configuration.trustedProxies,
+                headerTimeout: .seconds(configuration.headerTimeoutSeconds), bodyTimeout: .seconds(configuration.bodyTimeoutSeconds)))
+        self.connections = connections
+        closeOverdueConnections(every: max(0.05, min(1, Double(min(configuration.headerTimeoutSeconds, configuration.bodyTimeoutSeconds)) / 4)))
+    }
+
+    private func closeOverdueConnections(every interval: Double) {
+        reaper.asyncAfter(deadline: .now() + interval) { [weak self] in
+            guard let self, !self.isStopping.load(ordering: .relaxed) else { return }
+            let closed = self.connections.closeOverdue()
+            if closed > 0 { self.logger.debug("closed connections past their deadline", metadata: ["http.connections": String(closed)]) }
+            self.closeOverdueConnections(every: interval)
+        }
     }
 
     // MARK: - Access handler
@@ -39,6 +59,7 @@ final class ServerCore: Sendable {
             // Released in `completed`, which MHD calls once for every request it presented.
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
             activeRequests.add(1, ordering: .relaxed)
+            connections.headersReceived(connection)
             // Answering before the body is read makes MHD skip it and close the connection.
             if let failure = begin(context) { return answer(context, with: failure) }
             return .YES
@@ -57,6 +78,7 @@ final class ServerCore: Sendable {
         case .abandoned:
             return answer(context, with: Self.stopping)
         case .dispatch:
+            connections.requestReceived(connection)
             if let rejection = context.rejection { return answer(context, with: rejection) }
             context.dispatch(request(from: context), refusal: prepare(routes.failures.response(for: Self.busy), connection: connection))
             return .YES
@@ -69,16 +91,26 @@ final class ServerCore: Sendable {
         guard let method = HTTPMethod(rawValue: context.methodName) else { return .notImplemented }
         let (headers, headerBytes) = ConnectionValues.headers(of: context.connection)
         guard headerBytes <= configuration.maxHeaderBytes else { return .headersTooLarge(limit: configuration.maxHeaderBytes) }
+        if isShedding(context.path) {
+            context.isShed = true
+            return .busy(retryAfterSeconds: 5)
+        }
         let resolution = routes.resolve(method, context.path)
         let options = resolution.options
         let limit = options.maxBodyBytes ?? configuration.maxBodyBytes
         // libmicrohttpd refuses a malformed length itself; a negative one must never reach reserveCapacity.
         let declaredLength = headers["Content-Length"].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
         if let declaredLength, declaredLength > limit { return .payloadTooLarge(limit: limit) }
+        let remoteAddress = ConnectionValues.remoteAddress(of: context.connection)
         context.head = RequestHead(
-            method: method, headers: headers, query: ConnectionValues.query(of: context.connection),
-            remoteAddress: ConnectionValues.remoteAddress(of: context.connection), resolution: resolution, bodyLimit: limit)
+            method: method, headers: headers, query: ConnectionValues.query(of: context.connection), remoteAddress: remoteAddress,
+            resolution: resolution, bodyLimit: limit)
         if options.streamsBodyToFile {
+            let client = ClientAddress.resolve(
+                peer: remoteAddress, forwardedFor: headers.values("X-Forwarded-For"), trustedProxies: configuration.trustedProxies)
+            let reservation = SpoolReservation(bytes: min(declaredLength ?? limit, limit), address: client)
+            guard spool.reserve(reservation.bytes, for: client) else { return .busy(retryAfterSeconds: 5) }
+            context.spoolReservation = reservation
             do {
                 context.bodyFile = try TemporaryFile(in: configuration.temporaryDirectory)
             } catch {
@@ -91,11 +123,20 @@ final class ServerCore: Sendable {
         return nil
     }
 
+    /// Whether `path` is refused to keep the last `reservedConnections` for other paths
+    /// (the back-office stays reachable while devices hold every other connection).
+    private func isShedding(_ path: String) -> Bool {
+        guard configuration.reservedConnections > 0, connections.count > configuration.connectionLimit - configuration.reservedConnections
+        else { return false }
+        return configuration.sheddablePathPrefixes.contains { path.hasPrefix($0) }
+    }
+
     private func request(from context: RequestContext) -> Request {
         let head = context.head!
         return Request(
             method: head.method, path: context.path, query: head.query, headers: head.headers, body: context.body,
-            bodyFile: context.bodyFile?.url, remoteAddress: head.remoteAddress, maxJSONDepth: configuration.maxJSONDepth)
+            bodyFile: context.bodyFile?.url, remoteAddress: head.remoteAddress, trustedProxies: configuration.trustedProxies,
+            maxJSONDepth: configuration.maxJSONDepth)
     }
 
     // MARK: - Answers
@@ -122,8 +163,8 @@ final class ServerCore: Sendable {
         if prepared == nil {
             logger.error("cannot build the response (unreadable file or invalid header)", metadata: ["http.path": context.path])
         }
-        // While stopping, answered connections close instead of staying alive.
-        if isStopping.load(ordering: .relaxed) { _ = response.addHeader("Connection", "close") }
+        // While stopping, or when refused to save connections, answered connections close instead of staying alive.
+        if isStopping.load(ordering: .relaxed) || context.isShed { _ = response.addHeader("Connection", "close") }
         logger.info(
             "request",
             metadata: [
@@ -151,8 +192,11 @@ final class ServerCore: Sendable {
         activeRequests.subtract(1, ordering: .relaxed)
     }
 
-    /// False once shutdown begins: MHD then closes every connection it accepts.
-    var isAcceptingConnections: Bool { !isStopping.load(ordering: .relaxed) }
+    /// False once shutdown begins (MHD then closes every connection it accepts), or when
+    /// `address` already holds its share of connections.
+    func admits(_ address: String) -> Bool {
+        !isStopping.load(ordering: .relaxed) && connections.admits(address)
+    }
 
     /// Graceful stop: refuse new connections, end streams, let in-flight requests finish
     /// until `deadline`, abandon what is left (answered 503), then stop the daemon.

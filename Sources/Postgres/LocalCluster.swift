@@ -6,8 +6,9 @@ import Synchronization
 /// throwaway server of the test suites.
 ///
 /// Layout: `<directory>/postgres` is the data directory, `<directory>/run` holds the Unix socket and
-/// the server log. The first `start()` runs `initdb` (superuser `postgres`, trust authentication,
-/// which the cluster accepts only over the socket and 127.0.0.1); every start listens on 127.0.0.1,
+/// the server log, `<directory>/postgres.password` the superuser's password. The first `start()`
+/// runs `initdb` (superuser `postgres`, SCRAM password authentication only, over the socket and
+/// 127.0.0.1; see `LocalCluster+Authentication`); every start listens on 127.0.0.1,
 /// on a free port or the one asked for, and creates the database `fieldsync` if missing. A cluster of the same
 /// directory that is already running (a `fieldsync serve` next to a `fieldsync migrate`) is reused,
 /// and only the instance that started the server stops it, or the one that adopted it (`serve`
@@ -72,16 +73,19 @@ public final class LocalCluster: Sendable {
         let account = try ServerAccount.current()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try account.createOwnedDirectory(runDirectory)
+        let password = try superuserPassword()
         if !FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("PG_VERSION").path) {
-            try initialize(binaries: binaries, account: account)
+            try initialize(binaries: binaries, account: account, password: password)
         }
-        let server: PostgresConfiguration
+        var server: PostgresConfiguration
         if let running = try runningServer() {
             if adopt { startedHere.withLock { $0 = true } }
             server = running
         } else {
             server = try launch(binaries: binaries, account: account, port: port)
         }
+        server.password = password
+        if trustsLocalProcesses { try convertToPasswordAuthentication(server, password: password) }
         try createDatabaseIfMissing(server)
         return server.with(database: Self.databaseName)
     }
@@ -103,12 +107,17 @@ public final class LocalCluster: Sendable {
 
     // MARK: - Steps
 
-    private func initialize(binaries: PostgresBinaries, account: ServerAccount) throws {
+    private func initialize(binaries: PostgresBinaries, account: ServerAccount, password: String) throws {
         logger.debug("initialising local postgres", metadata: ["db.directory": dataDirectory.path])
         try account.createOwnedDirectory(dataDirectory)
-        var arguments = ["-D", dataDirectory.path, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C"]
-        if !durable { arguments.append("--no-sync") }
-        try account.run(binaries.tool("initdb"), arguments)
+        try withInitdbPasswordFile(password, account: account) { passwordFile in
+            var arguments = [
+                "-D", dataDirectory.path, "-U", "postgres", "--auth=scram-sha-256", "--pwfile=\(passwordFile.path)", "--encoding=UTF8",
+                "--locale=C",
+            ]
+            if !durable { arguments.append("--no-sync") }
+            try account.run(binaries.tool("initdb"), arguments)
+        }
     }
 
     /// The configuration of a server already running on this data directory, once it accepts
@@ -118,8 +127,8 @@ public final class LocalCluster: Sendable {
         guard let file = PostmasterFile(dataDirectory: dataDirectory), file.isAlive else { return nil }
         logger.debug("reusing running local postgres", metadata: ["db.pid": "\(file.pid)"])
         let server = PostgresConfiguration(
-            host: file.listenAddress ?? "127.0.0.1", port: file.port, user: "postgres", database: "postgres",
-            unixSocketDirectory: file.socketDirectory)
+            host: file.listenAddress ?? "127.0.0.1", port: file.port, user: "postgres", password: try superuserPassword(),
+            database: "postgres", unixSocketDirectory: file.socketDirectory)
         let deadline = Date().addingTimeInterval(30)
         while true {
             do {

@@ -36,6 +36,10 @@ public struct Migrator: Sendable {
     public func migrate() throws -> [String] {
         let migrations = try MigrationFile.load(from: directory)
         return try client.withConnection { connection in
+            // A migration may rewrite a large table, and waits for another instance's migration:
+            // the pool's session timeouts do not apply here.
+            try connection.executeScript("SET statement_timeout = 0; SET lock_timeout = 0; SET idle_in_transaction_session_timeout = 0")
+            defer { try? connection.executeScript("RESET statement_timeout; RESET lock_timeout; RESET idle_in_transaction_session_timeout") }
             // Session-level lock, released below or, if the connection dies, by the server.
             try connection.query("SELECT pg_advisory_lock(\(Self.advisoryLockKey))")
             defer { _ = try? connection.query("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))") }

@@ -23,6 +23,9 @@ public final class PostgresClient: Sendable {
         public var maxConnections = 16
         /// How long `withConnection` waits for a free connection before throwing `.poolTimeout`. Default 5 s.
         public var acquireTimeout: Duration = .seconds(5)
+        /// The server-side limits set on every pooled connection, so one stuck statement or
+        /// transaction cannot hold locks (and with them every writer) for ever.
+        public var sessionTimeouts = SessionTimeouts()
 
         public init() {}
     }
@@ -39,11 +42,14 @@ public final class PostgresClient: Sendable {
 
     public let configuration: PostgresConfiguration
     public let options: Options
+    /// `configuration` plus the session timeouts, used for every connection the pool opens.
+    private let sessionConfiguration: PostgresConfiguration
     private let logger: Logger
     private let shared: Mutex<Shared>
 
     public init(configuration: PostgresConfiguration, options: Options = .init(), logger: Logger) {
         self.configuration = configuration
+        sessionConfiguration = options.sessionTimeouts.applied(to: configuration)
         self.options = options
         self.logger = logger
         shared = Mutex(Shared(pool: PoolState(maxConnections: options.maxConnections)))
@@ -122,7 +128,7 @@ public final class PostgresClient: Sendable {
 
     private func open() throws -> PostgresConnection {
         do {
-            return try PostgresConnection(configuration: configuration, logger: logger)
+            return try PostgresConnection(configuration: sessionConfiguration, logger: logger)
         } catch {
             shared.withLock { shared in shared.wake(shared.pool.openFailed()) }
             throw error

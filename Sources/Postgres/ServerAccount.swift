@@ -35,6 +35,11 @@ struct ServerAccount: Sendable {
     /// Creates a directory (mode 0700) owned by the account that will run the server.
     func createOwnedDirectory(_ url: URL) throws {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try handOver(url)
+    }
+
+    /// Gives a file or directory this process created to the account that runs the server.
+    func handOver(_ url: URL) throws {
         if let owner, chown(url.path, owner.uid, owner.gid) != 0 {
             throw Self.unavailable("cannot hand \(url.path) to the '\(Self.accountName)' account (errno \(errno))")
         }

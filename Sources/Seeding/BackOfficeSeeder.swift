@@ -52,6 +52,9 @@ public struct BackOfficeSeeder: Sendable {
         self.database = database
     }
 
+    /// A bulk load runs longer than the pool's session timeouts allow a request.
+    static let noTimeouts = "SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0"
+
     /// Loads `volume` into an empty database (beside whatever accounts it already has).
     /// - Throws: `PostgresError` from the statements, or a description of an impossible volume.
     public func seed(_ volume: BackOfficeVolume) throws {
@@ -62,6 +65,7 @@ public struct BackOfficeSeeder: Sendable {
             throw SeedingError("at most \(volume.devices * volume.reportsPerDevice) open conflicts fit in this volume")
         }
         try database.withTransaction { connection in
+            try connection.executeScript(Self.noTimeouts)
             try seedAccounts(volume, on: connection)
             try seedDevices(volume, on: connection)
             try seedJournal(volume, on: connection)
@@ -78,6 +82,8 @@ public struct BackOfficeSeeder: Sendable {
     public func settle() throws {
         // Two commands: VACUUM refuses to run in a multi-command string.
         try database.withConnection { connection in
+            try connection.executeScript("SET statement_timeout = 0")
+            defer { try? connection.executeScript("RESET statement_timeout") }
             try connection.executeScript("VACUUM (ANALYZE)")
             try connection.executeScript("CHECKPOINT")
         }

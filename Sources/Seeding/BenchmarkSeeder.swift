@@ -16,6 +16,7 @@ public struct BenchmarkSeeder: Sendable {
     /// returns the user ids.
     public func seed(users: Int, records: Int) throws -> [String] {
         try database.withTransaction { connection in
+            try connection.executeScript(BackOfficeSeeder.noTimeouts)
             try connection.execute("""
                 INSERT INTO teams (id) SELECT 'seed-team-' || t FROM generate_series(0, (\(users) - 1) / 20) t ON CONFLICT DO NOTHING
                 """)
@@ -41,6 +42,6 @@ public struct BenchmarkSeeder: Sendable {
 
     /// Refreshes planner statistics after a bulk load.
     public func analyze() throws {
-        try database.withConnection { try $0.executeScript("ANALYZE records; ANALYZE users;") }
+        try database.withConnection { try $0.executeScript("SET statement_timeout = 0; ANALYZE records; ANALYZE users; RESET statement_timeout") }
     }
 }

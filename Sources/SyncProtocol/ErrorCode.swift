@@ -70,6 +70,9 @@ extension ErrorCode {
     public static let temporarilyUnavailable = ErrorCode(rawValue: "TEMPORARILY_UNAVAILABLE")
     /// 503: every request worker is busy and the queue is full; the response carries `Retry-After`.
     public static let serverBusy = ErrorCode(rawValue: "SERVER_BUSY")
+    /// 429: the caller (`details.scope` `user`) or the server (`server`) already holds the most
+    /// live-event streams allowed (`details.limit`); the response carries `Retry-After`.
+    public static let tooManyStreams = ErrorCode(rawValue: "TOO_MANY_STREAMS")
     /// 503: the server is stopping (a restart) and did not run the request; the response carries `Retry-After`.
     public static let shuttingDown = ErrorCode(rawValue: "SHUTTING_DOWN")
 }
@@ -169,6 +172,7 @@ extension ErrorCode {
         .payloadTooLarge: 413, .headersTooLarge: 431, .malformedJSON: 400, .validationFailed: 400,
         .upgradeRequired: 426, .maintenance: 503, .rateLimited: 429, .notFound: 404, .methodNotAllowed: 405,
         .notImplemented: 501, .internalError: 500, .temporarilyUnavailable: 503, .serverBusy: 503, .shuttingDown: 503,
+        .tooManyStreams: 429,
         .unknownCollection: 400, .unknownField: 400, .fieldReadOnly: 403, .outOfScope: 403,
         .occurredAtOutOfRange: 422, .schemaUnsupported: 422,
         .dependencyPending: 409, .awaitingPredecessor: 409, .clientSeqRegressed: 409, .predecessorFailed: 409,

@@ -181,4 +181,25 @@ struct AttachmentHostileInputTests {
         // Resuming an existing session is still allowed.
         #expect(try await device.register("att-7", TestFile(size: 100, seed: 8), recordId: "pu-7").status == 200)
     }
+
+    @Test("A user may hold at most 200 open sessions over all their devices")
+    func sessionCapPerUser() async throws {
+        let server = try await AttachmentTestServer.start()
+        defer { server.stop() }
+        let first = try server.device()
+        let devices = [first, try server.device(of: first.user), try server.device(of: first.user)]
+        var registered = 0
+        for device in devices.prefix(2) {
+            for _ in 0..<AttachmentService.maxOpenSessionsPerDevice {
+                registered += 1
+                let answer = try await device.register(
+                    "att-\(registered)", TestFile(size: 100, seed: UInt32(registered)), recordId: "pu-\(registered)")
+                try #require(answer.status == 200, "\(answer)")
+            }
+        }
+        let refused = try await devices[2].register("att-extra", TestFile(size: 100, seed: 9_999), recordId: "pu-extra")
+        #expect(refused.status == 429 && refused.errorCode == "TOO_MANY_UPLOADS" && refused.headers["retry-after"] != nil, "\(refused)")
+        #expect(refused.details["scope"] as? String == "user")
+        #expect(refused.details["limit"] as? Int == AttachmentService.maxOpenSessionsPerUser)
+    }
 }

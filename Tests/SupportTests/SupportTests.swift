@@ -38,22 +38,49 @@ struct SupportTests {
         #expect(throws: ConfigurationError.self) { try env.integer("C") }
     }
 
-    @Test("Failure throttle blocks after the limit and recovers when the window passes")
+    @Test("Failure throttle: free failures, then delays that double up to the cap, forgotten after a quiet spell")
     func failureThrottle() {
         let clock = ManualClock()
-        let throttle = FailureThrottle(rule: .init(maxFailures: 3, window: 60), now: clock.now)
+        let throttle = FailureThrottle(rule: .init(freeFailures: 3, baseDelay: 10, maxDelay: 35, forgetAfter: 600), now: clock.now)
         for _ in 0..<2 { throttle.recordFailure("ana") }
         #expect(throttle.retryAfter("ana") == nil)
         throttle.recordFailure("ana")
-        #expect(throttle.retryAfter("ana") == 60)
+        #expect(throttle.retryAfter("ana") == 10)
         #expect(throttle.retryAfter("bob") == nil)
-        clock.advance(30)
-        #expect(throttle.retryAfter("ana") == 30)
-        clock.advance(31)
-        #expect(throttle.retryAfter("ana") == nil)
+        clock.advance(10)
+        #expect(throttle.retryAfter("ana") == nil, "a delay, not a lock")
         throttle.recordFailure("ana")
+        #expect(throttle.retryAfter("ana") == 20)
+        clock.advance(20)
+        for _ in 0..<50 { throttle.recordFailure("ana") }
+        #expect(throttle.retryAfter("ana") == 35, "capped, however many failures")
+        clock.advance(601)
+        throttle.recordFailure("ana")
+        #expect(throttle.retryAfter("ana") == nil, "starts over after a quiet spell")
         throttle.reset("ana")
-        #expect(throttle.retryAfter("ana") == nil)
+        #expect(throttle.count == 0)
+    }
+
+    @Test("Failure throttle holds at most its key bound, dropping the least recently used keys")
+    func failureThrottleBound() {
+        let clock = ManualClock()
+        let throttle = FailureThrottle(rule: .init(freeFailures: 1, baseDelay: 60, maxDelay: 60), maxKeys: 10, now: clock.now)
+        throttle.recordFailure("admin")
+        for index in 0..<1_000 {
+            clock.advance(0.001)
+            throttle.recordFailure("flood-\(index)")
+            if index % 5 == 0 { _ = throttle.retryAfter("admin") }  // admin's key stays in use
+        }
+        #expect(throttle.count <= 10)
+        #expect(throttle.retryAfter("admin") != nil, "a key in use survives the flood")
+    }
+
+    @Test("Concurrency gate lets the limit in and turns the next caller away once its wait is over")
+    func concurrencyGate() {
+        let gate = ConcurrencyGate(limit: 1, wait: .milliseconds(50))
+        let inside = gate.run { gate.run { "second" } }
+        #expect(inside == .some(nil), "the second caller found the only slot taken")
+        #expect(gate.run { "free again" } == "free again")
     }
 
     @Test("Rate limiter allows a burst then refills at the configured rate")

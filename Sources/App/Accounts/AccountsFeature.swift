@@ -11,7 +11,7 @@ public struct AccountsFeature: Feature {
 
     init(_ core: Core) {
         self.core = core
-        login = LoginService(accounts: core.accounts, hasher: core.passwords)
+        login = LoginService(accounts: core.accounts, hasher: core.passwords, throttling: core.configuration.loginThrottling)
     }
 
     public func routes(on api: APIRoutes) {

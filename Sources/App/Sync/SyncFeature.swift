@@ -16,7 +16,8 @@ public struct SyncFeature: Feature {
     }
 
     public func routes(on api: APIRoutes) {
-        let pulls = PullService(reader: PostgresPullReader(database: core.database), cursors: cursors)
+        let pulls = PullService(
+            reader: PostgresPullReader(database: core.database), cursors: cursors, maxPageBytes: core.configuration.maxPullPageBytes)
         SyncController(pushes: core.pushes, pulls: pulls, visits: PostgresSyncVisits(database: core.database), schema: core.schema)
             .register(on: api)
     }

@@ -139,6 +139,13 @@ struct PostgresAttachmentTransaction: AttachmentTransaction {
             """)[0].decode("n", as: Int.self)
     }
 
+    /// Open, unexpired sessions of a user (found through the open-session expiry index).
+    func openSessionCount(userId: String) throws -> Int {
+        try connection.query("""
+            SELECT count(*) AS n FROM attachments WHERE user_id = \(userId) AND status = 'uploading' AND expires_at > now()
+            """)[0].decode("n", as: Int.self)
+    }
+
     /// Bytes of the record's live attachments (complete, or open and unexpired), leaving out
     /// `attId` of `deviceId` (the one being registered).
     func recordBytes(collection: String, recordId: String, excluding deviceId: String, attId: String) throws -> Int64 {

@@ -30,7 +30,7 @@ public struct AuthController: Sendable {
         for (field, text) in [("username", body.username), ("platform", body.platform), ("appVersion", body.appVersion)] {
             try StorableText.require(text, field: field)
         }
-        let user = try login.login(username: body.username, password: body.password, address: request.remoteAddress)
+        let user = try login.login(username: body.username, password: body.password, address: request.clientAddress)
         let lifetime = TimeInterval(try settings.current().deviceTokenLifetimeDays) * 86_400
         let issued = try accounts.issueToken(
             userId: user.id, deviceId: body.deviceId, platform: body.platform, appVersion: body.appVersion, lifetime: lifetime)

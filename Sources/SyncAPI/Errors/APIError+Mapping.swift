@@ -54,10 +54,10 @@ extension APIError {
             self.init(
                 .attachmentTooLarge, perRecord ? "The record's attachments would exceed \(limit) bytes." : "The attachment exceeds \(limit) bytes.",
                 details: ["limit": .int(limit), "scope": .string(perRecord ? "record" : "attachment")])
-        case .tooManySessions(let limit):
+        case .tooManySessions(let limit, let perUser):
             self.init(
-                .tooManyUploads, "This device has \(limit) unfinished uploads; finish some first.", details: ["limit": .int(Int64(limit))],
-                headers: ["Retry-After": "60"])
+                .tooManyUploads, "\(perUser ? "Your devices have" : "This device has") \(limit) unfinished uploads; finish some first.",
+                details: ["limit": .int(Int64(limit)), "scope": .string(perUser ? "user" : "device")], headers: ["Retry-After": "60"])
         case .declarationMismatch(let field):
             self.init(.attachmentMismatch, "This attId is registered with a different \(field).", details: ["field": .string(field)])
         case .outOfScope:
@@ -88,7 +88,18 @@ extension APIError {
             self.init(.accountSuspended, "This account is suspended.")
         case .throttled(let seconds):
             self.init(.rateLimited, "Too many failed logins. Try again in \(seconds) seconds.", headers: ["Retry-After": String(seconds)])
+        case .busy(let seconds):
+            self.init(.serverBusy, "Too many sign-ins at once; retry shortly.", headers: ["Retry-After": String(seconds)])
         }
+    }
+
+    /// A live feed refused because too many streams are open.
+    init(_ full: LiveFeedFull) {
+        let whose = full.scope == .user ? "You have" : "The server has"
+        self.init(
+            .tooManyStreams, "\(whose) \(full.limit) live feeds open; close one or retry later.",
+            details: ["limit": .int(Int64(full.limit)), "scope": .string(full.scope.rawValue)],
+            headers: ["Retry-After": String(full.retryAfterSeconds)])
     }
 
     /// A refused device sign-in; the other account errors never reach the device API.
@@ -125,6 +136,8 @@ extension APIError {
             throw APIError(failure)
         } catch let failure as PullCursorCodec.Failure {
             throw APIError(failure)
+        } catch let full as LiveFeedFull {
+            throw APIError(full)
         } catch let error as AccountError {
             throw APIError(error)
         }

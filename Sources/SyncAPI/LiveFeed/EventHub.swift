@@ -31,10 +31,18 @@ public final class EventHub: Service {
         public var queueLimit = 1_000
         /// The most outbox rows one resume replays; more → `event: reset`. Default 10 000.
         public var replayLimit = 10_000
+        /// The most bytes of events one resume replays; more → `event: reset`. Default 8 MiB.
+        public var replayByteLimit = 8 << 20
         /// How often the outbox is read without a notification. Default 5 s.
         public var pollInterval: Duration = .seconds(5)
         /// Rows read per query. Default 500.
         public var batchSize = 500
+        /// Streams one user may hold open at once (devices and back-office tabs together);
+        /// one more is refused with `LiveFeedFull`. Default 4.
+        public var maxStreamsPerUser = 4
+        /// Streams this process holds open at once, well below the HTTP connection cap so that
+        /// feeds cannot take every connection. Default 200.
+        public var maxStreams = 200
         /// The clock the replay window is measured with.
         public var now: @Sendable () -> Date = { Date() }
 
@@ -120,7 +128,8 @@ public final class EventHub: Service {
     ///
     /// The subscriber is registered before its backlog is read, at the current head H: live
     /// fan-out brings it every event above H, and the backlog (ids up to H) goes in front.
-    /// - Throws: a database error (the caller answers 500; nothing stays registered).
+    /// - Throws: `LiveFeedFull` when the user or the server holds the most streams allowed,
+    ///   or a database error (the caller answers 500; nothing stays registered).
     public func subscribe(_ viewer: EventViewer, resume: EventResume) throws -> EventSubscription {
         _ = try head()
         let plan = try plan(for: resume)
@@ -128,7 +137,8 @@ public final class EventHub: Service {
         let subscription = EventSubscription(viewer: viewer, after: after, limit: options.queueLimit) { [weak self] in
             self?.remove($0)
         }
-        let head = state.withLock { state in
+        let head = try state.withLock { state in
+            try admit(viewer, into: state)
             state.subscribers[ObjectIdentifier(subscription)] = subscription
             return state.head ?? 0
         }
@@ -139,6 +149,16 @@ public final class EventHub: Service {
             throw error
         }
         return subscription
+    }
+
+    /// Checks the caps, under the same lock that registers the stream.
+    private func admit(_ viewer: EventViewer, into state: State) throws {
+        guard state.subscribers.count < options.maxStreams else {
+            throw LiveFeedFull(scope: .server, limit: options.maxStreams)
+        }
+        let userId = viewer.principal.userId
+        let held = state.subscribers.values.count { $0.viewer.principal.userId == userId }
+        guard held < options.maxStreamsPerUser else { throw LiveFeedFull(scope: .user, limit: options.maxStreamsPerUser) }
     }
 
     // MARK: - Resuming
@@ -168,7 +188,11 @@ public final class EventHub: Service {
             guard entries.count <= options.replayLimit else {
                 return [Self.reset(id: head, reason: "more than \(options.replayLimit) events were missed")]
             }
-            return entries.map(LiveEvent.init).filter { LiveEventFilter.allows(viewer, $0.header) }.map(\.bytes)
+            let events = entries.map(LiveEvent.init).filter { LiveEventFilter.allows(viewer, $0.header) }.map(\.bytes)
+            guard events.reduce(0, { $0 + $1.count }) <= options.replayByteLimit else {
+                return [Self.reset(id: head, reason: "more than \(options.replayByteLimit) bytes of events were missed")]
+            }
+            return events
         }
     }
 

@@ -41,9 +41,10 @@ public struct LiveEventsController: Sendable {
 
     /// A `text/event-stream` response for `viewer`, resuming after `Last-Event-ID` (or the
     /// `lastEventId` query argument).
+    /// - Throws: 429 `TOO_MANY_STREAMS` (an `APIError`, for the back-office too) past the stream caps.
     public func stream(for viewer: EventViewer, request: Request) throws -> Response {
         let resume = EventResume(header: request.headers["Last-Event-ID"] ?? request.query["lastEventId"])
-        let subscription = try hub.subscribe(viewer, resume: resume)
+        let subscription = try APIError.translating { try hub.subscribe(viewer, resume: resume) }
         return Response(
             status: 200,
             headers: [

@@ -10,7 +10,7 @@ public enum AttachmentError: Error, Sendable, Equatable, CustomStringConvertible
     /// The file or the record's attachments together exceed a limit (413 `ATTACHMENT_TOO_LARGE`).
     case tooLarge(limit: Int64, perRecord: Bool)
     /// The device already has this many open sessions (429).
-    case tooManySessions(limit: Int)
+    case tooManySessions(limit: Int, perUser: Bool)
     /// The attId is already registered with a different `field` (409).
     case declarationMismatch(field: String)
     /// The record exists and the caller cannot see it (403 `OUT_OF_SCOPE`).
@@ -32,7 +32,7 @@ public enum AttachmentError: Error, Sendable, Equatable, CustomStringConvertible
         case .sessionNotFound: "no such upload session"
         case .sessionExpired: "upload session expired"
         case .tooLarge(let limit, let perRecord): "attachment over the \(perRecord ? "per-record " : "")limit of \(limit) bytes"
-        case .tooManySessions(let limit): "more than \(limit) open upload sessions"
+        case .tooManySessions(let limit, let perUser): "more than \(limit) open upload sessions \(perUser ? "of the user" : "of the device")"
         case .declarationMismatch(let field): "attId registered with a different \(field)"
         case .outOfScope: "record outside the caller's scope"
         case .chunkChecksumMismatch: "chunk checksum mismatch"

@@ -20,6 +20,8 @@ import SyncProtocol
 public final class AttachmentService: Sendable {
     /// Open sessions a device may hold at once.
     public static let maxOpenSessionsPerDevice = 100
+    /// Open sessions a user may hold at once, all their devices together.
+    public static let maxOpenSessionsPerUser = 200
     /// Expired sessions each registration sweeps away (all devices), so no worker is required.
     static let sweepBatch = 20
 
@@ -122,7 +124,10 @@ public final class AttachmentService: Sendable {
             return (UploadState(session, receivedChunks: []), true)
         }
         guard try tx.openSessionCount(deviceId: principal.deviceId) < Self.maxOpenSessionsPerDevice else {
-            throw AttachmentError.tooManySessions(limit: Self.maxOpenSessionsPerDevice)
+            throw AttachmentError.tooManySessions(limit: Self.maxOpenSessionsPerDevice, perUser: false)
+        }
+        guard try tx.openSessionCount(userId: principal.userId) < Self.maxOpenSessionsPerUser else {
+            throw AttachmentError.tooManySessions(limit: Self.maxOpenSessionsPerUser, perUser: true)
         }
         let session = try tx.insert(
             declaration, deviceId: principal.deviceId, userId: principal.userId, completeWith: nil, hours: limits.uploadSessionHours)

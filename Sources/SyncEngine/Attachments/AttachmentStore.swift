@@ -59,6 +59,9 @@ public protocol AttachmentTransaction {
     /// Open, unexpired sessions of a device.
     func openSessionCount(deviceId: String) throws -> Int
 
+    /// Open, unexpired sessions of a user, all devices together.
+    func openSessionCount(userId: String) throws -> Int
+
     /// Bytes of the record's live attachments (complete, or open and unexpired), leaving out
     /// `attId` of `deviceId` (the one being registered).
     func recordBytes(collection: String, recordId: String, excluding deviceId: String, attId: String) throws -> Int64

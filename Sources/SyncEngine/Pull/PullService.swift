@@ -10,16 +10,23 @@ import SyncProtocol
 /// // page.changes, page.nextCursor, page.hasMore
 /// ```
 public struct PullService: Sendable {
+    /// The default cap on a page's change JSON, in bytes.
+    public static let defaultMaxPageBytes = 4 << 20
+
     let reader: any PullReader
     let cursors: PullCursorCodec
+    let maxPageBytes: Int
 
-    public init(reader: any PullReader, cursors: PullCursorCodec) {
+    /// - Parameter maxPageBytes: a page stops before the change that would take its JSON past
+    ///   this many bytes (it always carries at least one change, however large).
+    public init(reader: any PullReader, cursors: PullCursorCodec, maxPageBytes: Int = PullService.defaultMaxPageBytes) {
         self.reader = reader
         self.cursors = cursors
+        self.maxPageBytes = maxPageBytes
     }
 
     /// The page after `cursor` (an initial sync when nil), at most `limit` changes and never more
-    /// than `maximum` (all of it when `limit` is nil).
+    /// than `maximum` (all of it when `limit` is nil), nor more than `maxPageBytes` of JSON.
     /// - Throws: `PullCursorCodec.Failure` for a cursor this server did not issue or that expired.
     public func page(for principal: Principal, cursor text: String?, limit: Int?, maximum: Int, now: Date = Date()) throws -> PullPage {
         let cursor = try text.map { try cursors.decode($0, now: now) }
@@ -27,7 +34,7 @@ public struct PullService: Sendable {
         let window = try reader.snapshot { snapshot in
             try Self.read(
                 snapshot, for: principal, after: cursor?.position ?? 0, initialSyncStart: cursor?.initialSyncStart, limit: limit,
-                startInitialSync: cursor == nil)
+                maxBytes: maxPageBytes, startInitialSync: cursor == nil)
         }
         let next = PullCursor(position: window.position, initialSyncStart: window.initialSyncStart, issuedAt: now)
         return PullPage(
@@ -35,10 +42,11 @@ public struct PullService: Sendable {
     }
 
     /// Merges the records and exits after `position`, keeps the first `limit` by sequence
-    /// number (each record once, at its latest), and works out where the next page starts.
+    /// number that fit in `maxBytes` (each record once, at its latest), and works out where the
+    /// next page starts.
     static func read(
         _ snapshot: any PullSnapshot, for principal: Principal, after position: Int64, initialSyncStart: Int64?, limit: Int,
-        startInitialSync: Bool
+        maxBytes: Int = PullService.defaultMaxPageBytes, startInitialSync: Bool
     ) throws -> PullWindow {
         let newServerSeq = try snapshot.latestSequence()
         let start = startInitialSync ? newServerSeq : initialSyncStart
@@ -49,16 +57,31 @@ public struct PullService: Sendable {
             rows += try snapshot.exits(after: max(position, start ?? 0), keys: keys, personal: personal, limit: limit + 1)
         }
         rows.sort { $0.seq < $1.seq }
-        let consumed = rows.prefix(limit)
+        let consumed = rows.prefix(pageLength(rows, limit: limit, maxBytes: maxBytes))
         var latest: [RecordKey: PullRow] = [:]
         for row in consumed { latest[row.key] = row }
-        let hasMore = rows.count > limit
+        let hasMore = rows.count > consumed.count
         var next = consumed.last?.seq ?? position
         // An initial sync that read everything continues from where it began.
         if !hasMore, let start { next = max(next, start) }
         return PullWindow(
             changes: latest.values.sorted { $0.seq < $1.seq }.map(\.json), position: next,
             initialSyncStart: start.flatMap { next < $0 ? $0 : nil }, hasMore: hasMore, newServerSeq: newServerSeq)
+    }
+}
+
+extension PullService {
+    /// How many of `rows` (in order) one page takes: at most `limit`, and no more than fit in
+    /// `maxBytes`, but at least one so that a pull always moves on.
+    static func pageLength(_ rows: [PullRow], limit: Int, maxBytes: Int) -> Int {
+        var bytes = 0
+        var count = 0
+        for row in rows.prefix(limit) {
+            bytes += row.json.utf8.count
+            if count > 0 && bytes > maxBytes { break }
+            count += 1
+        }
+        return count
     }
 }
 

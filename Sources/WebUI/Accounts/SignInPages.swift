@@ -46,7 +46,7 @@ struct SignInPages {
         }
         let user: UserAccount
         do {
-            user = try login.login(username: username, password: form["password"] ?? "", address: request.remoteAddress)
+            user = try login.login(username: username, password: form["password"] ?? "", address: request.clientAddress)
         } catch let failure as LoginService.Failure {
             return try refused(request, failure, next: next, username: username)
         }
@@ -84,6 +84,11 @@ struct SignInPages {
             let notice = Notice(
                 kind: .error, text: "Too many failed sign-ins. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").")
             var response = try form(request, next: next, username: username, notice: notice, status: 429)
+            response.headers["Retry-After"] = String(seconds)
+            return response
+        case .busy(let seconds):
+            let notice = Notice(kind: .error, text: "Too many people are signing in right now. Please try again in a moment.")
+            var response = try form(request, next: next, username: username, notice: notice, status: 503)
             response.headers["Retry-After"] = String(seconds)
             return response
         }

@@ -100,6 +100,24 @@ final class RawConnection {
         return chunk
     }
 
+    /// Sends `bytes` one at a time, `interval` apart (a slowloris), until the server closes
+    /// the connection or `bound` passes.
+    /// - Returns: whether the server closed the connection.
+    func dribble(_ bytes: Data, every interval: Duration, within bound: Duration) -> Bool {
+        let deadline = ContinuousClock.now + bound
+        var next = bytes.startIndex
+        while ContinuousClock.now < deadline {
+            if next < bytes.endIndex {
+                guard send(Data([bytes[next]])) else { return true }
+                next += 1
+            }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000)
+            if poll(&poller, 1, milliseconds) > 0, (try? readToEnd()) != nil { return true }
+        }
+        return false
+    }
+
     /// True when the server closed the connection (reads end-of-file).
     func isClosedByPeer() -> Bool {
         (try? readToEnd()) != nil
