@@ -88,6 +88,8 @@ let package = Package(
         tests("WebUITests", ["WebUI", "HTTP", "SyncEngine", "SyncProtocol", "Templating"]),
         tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncEngine", "SyncProtocol", "WebUI", "Storage", "Postgres", "PostgresTesting", "Cryptography", "Support"]),
         tests("SeedingTests", ["Seeding", "Storage", "Postgres", "PostgresTesting", "Support", "SyncEngine", "SyncProtocol"]),
-        tests("FieldSyncToolsTests", ["FieldSyncTools", "App", "AppTesting", "FieldSyncClient", "Storage", "SyncEngine", "SyncProtocol"]),
+        tests(
+            "FieldSyncToolsTests",
+            ["FieldSyncTools", "App", "AppTesting", "PostgresTesting", "FieldSyncClient", "Storage", "SyncEngine", "SyncProtocol"]),
     ]
 )

@@ -43,6 +43,8 @@ struct SimulateCommand: Command {
 enum Simulation {
     struct Report: Sendable {
         let devices: Int
+        /// The devices, as the verifier knows them.
+        let fleet: [FleetDevice]
         let concurrency: Int
         let day: FieldDay
         let outcome: FleetRun.Outcome
@@ -55,20 +57,23 @@ enum Simulation {
     /// Starts a server and runs the fleet on it (see `run(on:…)`).
     static func run(
         devices count: Int, concurrency: Int, day: FieldDay, environment: Environment, route: (@Sendable (URL) throws -> URL)? = nil,
-        networkBack: @escaping @Sendable () -> Void = {}, log: @escaping @Sendable (String) -> Void
+        transport: (any HTTPTransport)? = nil, networkBack: @escaping @Sendable () -> Void = {}, log: @escaping @Sendable (String) -> Void
     ) throws -> Report {
         let server = try FleetServer(environment: environment)
         defer { server.stop() }
         return try blocking {
-            try await run(on: server.host, devices: count, concurrency: concurrency, day: day, route: route, networkBack: networkBack, log: log)
+            try await run(
+                on: server.host, devices: count, concurrency: concurrency, day: day, route: route, transport: transport, networkBack: networkBack,
+                log: log)
         }
     }
 
     /// Creates the fleet's accounts on `host`, runs the day (through `route` when given: it
-    /// turns the server's URL into the one devices use, e.g. a relay's) and verifies.
+    /// turns the server's URL into the one devices use, e.g. a relay's; over `transport`,
+    /// URLSession by default) and verifies.
     static func run(
         on host: FleetHost, devices count: Int, concurrency: Int, day: FieldDay, route: (@Sendable (URL) throws -> URL)? = nil,
-        networkBack: @escaping @Sendable () -> Void = {}, log: @escaping @Sendable (String) -> Void
+        transport: (any HTTPTransport)? = nil, networkBack: @escaping @Sendable () -> Void = {}, log: @escaping @Sendable (String) -> Void
     ) async throws -> Report {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-fleet-\(host.run)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -77,11 +82,11 @@ enum Simulation {
         let url = try route?(host.baseURL) ?? host.baseURL
         let fleet = FleetRun(
             serverURL: url, devices: devices, dispatcher: dispatcher, day: day, concurrency: concurrency,
-            network: FleetNetwork(base: URLSessionTransport(timeout: 120)))
+            network: FleetNetwork(base: transport ?? URLSessionTransport(timeout: 120)))
         let outcome = try await fleet.run(log: log, networkBack: networkBack)
         log("verifying on the server")
         let verdict = try host.verifier(day).verify(devices, deviceIds: outcome.deviceIds)
-        return Report(devices: count, concurrency: concurrency, day: day, outcome: outcome, verdict: verdict, memory: ProcessMemory.residentMiB())
+        return Report(devices: count, fleet: devices, concurrency: concurrency, day: day, outcome: outcome, verdict: verdict, memory: ProcessMemory.residentMiB())
     }
 
     /// Runs async work from a synchronous command and waits for it.

@@ -47,6 +47,7 @@ struct BenchFieldDayCommand: Command {
                     relay.withLock { $0 = started }
                     return URL(string: "http://127.0.0.1:\(started.port)/")!
                 },
+                transport: SocketTransport(),
                 networkBack: { atNetworkBack.withLock { $0 = relay.withLock { $0?.totals } ?? TCPRelay.Counters() } },
                 log: { print("  \($0)") })
             let end = relay.withLock { $0?.totals } ?? TCPRelay.Counters()

@@ -58,9 +58,12 @@ final class TCPRelay: Sendable {
         Thread { [self] in
             while !stopping.load(ordering: .relaxed) {
                 let client = accept(listener, nil, nil)
-                if client < 0 {
-                    if errno == EINTR { continue }
-                    return
+                guard client >= 0 else {
+                    // A connection reset before it was accepted, or no descriptor free for a
+                    // moment: keep accepting. Only a closed listener ends the loop.
+                    if errno == EBADF || errno == EINVAL { return }
+                    if errno != EINTR && errno != ECONNABORTED { Thread.sleep(forTimeInterval: 0.01) }
+                    continue
                 }
                 relay(client)
             }
