@@ -31,6 +31,11 @@ struct DemoFleetCommand: Command {
         else { throw CommandError("--server, --folder, --users and --dispatcher are required") }
         guard let password = environment["FIELDSYNC_DEMO_PASSWORD"] else { throw CommandError("FIELDSYNC_DEMO_PASSWORD is not set") }
         let pause = try arguments.number("pause", 60)
+        // The server ignores SIGTERM and SIGINT to handle them itself, and ignored signals
+        // pass to its children: take the defaults back, so that stopping the server stops this.
+        signal(SIGTERM, SIG_DFL)
+        signal(SIGINT, SIG_DFL)
+        let parent = getppid()
         let directory = URL(fileURLWithPath: folder)
         // Record ids carry the start and the round, so that every round's records are new.
         let start = UUID().uuidString.prefix(4).lowercased()
@@ -55,6 +60,8 @@ struct DemoFleetCommand: Command {
             }
             fflush(nil)
             Thread.sleep(forTimeInterval: Double(pause))
+            // A server killed outright cannot stop its fleet: the fleet notices it was orphaned.
+            if getppid() != parent { return 0 }
         }
     }
 }

@@ -39,9 +39,10 @@ struct FleetDevice: Sendable {
         return try SyncClient(configuration: configuration)
     }
 
-    /// Signs in and creates the day's jobs, then syncs them (the morning's network).
+    /// Signs in (unless the device already is) and creates the day's jobs, then syncs them
+    /// (the morning's network).
     func morning(_ client: SyncClient, _ day: FieldDay) async throws {
-        try await client.signIn(username: username, password: password)
+        if try await client.user() == nil { try await client.signIn(username: username, password: password) }
         for k in 1...max(day.jobs, 1) where k <= day.jobs {
             try await client.create("jobs", id: jobId(k), ["title": .string("Job \(k) of \(name)"), "status": "in_progress", "notes": "start"])
         }

@@ -97,7 +97,7 @@ struct FleetRun: Sendable {
     private func dispatch() async throws {
         let client = try dispatcher.open(network, serverURL: serverURL)
         defer { try? client.close() }
-        try await client.signIn(username: dispatcher.username, password: dispatcher.password)
+        if try await client.user() == nil { try await client.signIn(username: dispatcher.username, password: dispatcher.password) }
         _ = try await FleetSync.settle(client)
         for device in devices {
             for k in 1...day.collisions where try await client.record("jobs", id: device.jobId(k)) != nil {
