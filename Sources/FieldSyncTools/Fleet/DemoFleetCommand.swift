@@ -44,7 +44,7 @@ struct DemoFleetCommand: Command {
                 name: "\(username)-\(start)-\(round)", username: username, password: password,
                 databasePath: directory.appendingPathComponent("\(username).sqlite").path, cameraFolder: directory)
         }
-        let network = FleetNetwork(base: URLSessionTransport())
+        let network = FleetNetwork(bases: [URLSessionTransport()])
         var round = 0
         while true {
             round += 1

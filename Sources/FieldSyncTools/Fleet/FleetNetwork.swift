@@ -3,9 +3,11 @@ import Foundation
 import Synchronization
 
 /// The network every simulated device goes through: a switch that takes the whole fleet
-/// offline (requests fail as without a signal) and counters of what crossed it.
+/// offline (requests fail as without a signal) and counters of what crossed it. Requests go
+/// out over one of `bases`, always the same for a device (by its `X-Device-Id`), so that a
+/// large fleet is not squeezed through one client's few connections.
 final class FleetNetwork: HTTPTransport {
-    private let base: any HTTPTransport
+    private let bases: [any HTTPTransport]
     private let online = Atomic(true)
     private let counters = Mutex(Counters())
 
@@ -24,8 +26,9 @@ final class FleetNetwork: HTTPTransport {
         fileprivate var acknowledged: [String: Set<Int>] = [:]
     }
 
-    init(base: any HTTPTransport) {
-        self.base = base
+    init(bases: [any HTTPTransport]) {
+        precondition(!bases.isEmpty, "a network needs a transport")
+        self.bases = bases
     }
 
     var isOnline: Bool {
@@ -40,7 +43,8 @@ final class FleetNetwork: HTTPTransport {
         do {
             guard isOnline else { throw URLError(.notConnectedToInternet) }
             if let chunk { noteSending(chunk) }
-            let response = try await base.send(request)
+            let device = request.headers["X-Device-Id"] ?? ""
+            let response = try await bases[Int(UInt(bitPattern: device.hashValue) % UInt(bases.count))].send(request)
             counters.withLock { totals in
                 totals.requests += 1
                 totals.bytesSent += Int64(request.body?.count ?? 0)

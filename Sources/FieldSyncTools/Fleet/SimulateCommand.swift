@@ -82,7 +82,7 @@ enum Simulation {
         let url = try route?(host.baseURL) ?? host.baseURL
         let fleet = FleetRun(
             serverURL: url, devices: devices, dispatcher: dispatcher, day: day, concurrency: concurrency,
-            network: FleetNetwork(base: transport ?? URLSessionTransport(timeout: 120)))
+            network: FleetNetwork(bases: transport.map { [$0] } ?? (0..<min(count, 32)).map { _ in URLSessionTransport(timeout: 120) }))
         let outcome = try await fleet.run(log: log, networkBack: networkBack)
         log("verifying on the server")
         let verdict = try host.verifier(day).verify(devices, deviceIds: outcome.deviceIds)
