@@ -33,7 +33,11 @@ struct SimulateCommand: Command {
     func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
         let devices = try arguments.number("devices", 20), concurrency = try arguments.number("concurrency", 64)
         let day = try FieldDay(arguments)
-        let report = try Simulation.run(devices: devices, concurrency: concurrency, day: day, environment: environment) { print($0) }
+        let report = try Simulation.run(devices: devices, concurrency: concurrency, day: day, environment: environment) {
+            print($0)
+            // Progress shows as it happens, also when the output is a file.
+            fflush(nil)
+        }
         print(report.table)
         return report.verdict.isExact && report.outcome.failures.isEmpty ? 0 : 1
     }

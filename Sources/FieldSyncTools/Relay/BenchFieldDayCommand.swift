@@ -49,7 +49,10 @@ struct BenchFieldDayCommand: Command {
                 },
                 transport: SocketTransport(),
                 networkBack: { atNetworkBack.withLock { $0 = relay.withLock { $0?.totals } ?? TCPRelay.Counters() } },
-                log: { print("  \($0)") })
+                log: {
+                    print("  \($0)")
+                    fflush(nil)
+                })
             let end = relay.withLock { $0?.totals } ?? TCPRelay.Counters()
             relay.withLock { $0?.stop() }
             let start = atNetworkBack.withLock { $0 }
