@@ -10,7 +10,7 @@ FUZZ = $(PYTHON) Tests/Fuzz/run_schemathesis.py
 FAULT_CYCLES ?= 30
 
 .PHONY: run test test-browser test-sdk-crash test-faults openapi-json openapi-check fuzz fuzz-short build release packages \
-	browser-packages python-env bench-http bench-sync bench-web clean
+	browser-packages python-env bench-http bench-sync bench-web simulate bench-field-day bench-fleet clean
 
 ## Installs missing system packages, builds a release binary and serves on the embedded PostgreSQL.
 run: packages release
@@ -92,6 +92,22 @@ bench-sync: release
 
 bench-web: release
 	.build/release/fieldsync bench web
+
+## A fleet of SDK devices works a full field day and the server is checked for loss (DEVICES, 200
+## by default; SIMULATE_ARGS for day options, e.g. "--photo-bytes 100000"). `make test` runs a
+## short form (a few devices, a small day).
+DEVICES ?= 200
+simulate: release
+	.build/release/fieldsync simulate --devices $(DEVICES) $(SIMULATE_ARGS)
+
+## One device's full field day through the shaping relay at 1 Mbit/s and 200 kbit/s, 200 ms added,
+## random cuts: time against the link's limit, loss, photo restarts (FIELD_DAY_ARGS to change).
+bench-field-day: release
+	.build/release/fieldsync bench field-day $(FIELD_DAY_ARGS)
+
+## 1,000 devices come back online at once against one server: time to drain, memory.
+bench-fleet: release
+	.build/release/fieldsync simulate --devices 1000 --concurrency 1000 --scale 0.1 --photo-bytes 100000 $(SIMULATE_ARGS)
 
 clean:
 	rm -rf .build

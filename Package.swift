@@ -53,10 +53,13 @@ let package = Package(
         module("App", ["HTTP", "Postgres", "Storage", "SyncAPI", "WebUI", "Worker", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
         .executableTarget(name: "fieldsync", dependencies: ["App"], swiftSettings: swiftSettings),
 
-        // MARK: - Tooling (benchmarks and their bulk data; no product target imports these, so the
-        // server binary links neither them nor the HTTP client they use)
+        // MARK: - Tooling (benchmarks, the fleet simulator, the link-shaping relay, the demo fleet;
+        // no product target imports these, so the server binary links neither them nor the
+        // HTTP client and device SDK they use)
         module("Seeding", ["Postgres", "Storage"]),
-        module("FieldSyncTools", ["App", "Seeding", "Storage", "SyncAPI", "SyncEngine", "SyncProtocol", "Cryptography", "Support"]),
+        module(
+            "FieldSyncTools",
+            ["App", "Seeding", "Storage", "SyncAPI", "SyncEngine", "SyncProtocol", "Cryptography", "Support", "FieldSyncClient"]),
         .executableTarget(name: "fieldsync-tools", dependencies: ["App", "FieldSyncTools"], swiftSettings: swiftSettings),
 
         // MARK: - Device SDK
@@ -89,6 +92,8 @@ let package = Package(
         tests("WebUITests", ["WebUI", "HTTP", "SyncEngine", "SyncProtocol", "Templating"]),
         tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncEngine", "SyncProtocol", "WebUI", "Storage", "Postgres", "PostgresTesting", "Cryptography", "Support"]),
         tests("SeedingTests", ["Seeding", "Storage", "Postgres", "PostgresTesting", "Support", "SyncEngine", "SyncProtocol"]),
-        tests("FieldSyncToolsTests", ["FieldSyncTools", "App", "AppTesting"]),
+        tests(
+            "FieldSyncToolsTests",
+            ["FieldSyncTools", "App", "AppTesting", "PostgresTesting", "FieldSyncClient", "Storage", "SyncEngine", "SyncProtocol"]),
     ]
 )

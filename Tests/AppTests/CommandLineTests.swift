@@ -109,6 +109,7 @@ struct CommandLineTests {
         let output = try await serve.wait(timeout: .seconds(30))
         #expect(output.status == 0, "\(output)")
         #expect(output.standardError.contains("FieldSync shutting down"))
+        #expect(!output.standardError.contains("Demo mode"), "no demo unless asked")
     }
 
     @Test("user add reaches the embedded cluster of --data-dir, stopped or serving, and leaves a serving one running")

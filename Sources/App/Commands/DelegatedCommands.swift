@@ -1,8 +1,8 @@
 import Foundation
 
 /// Commands that another executable, installed beside `fieldsync`, runs for it: the
-/// benchmarks live in `fieldsync-tools`, so the server binary links neither them nor the HTTP
-/// client they drive it with. `fieldsync bench sync --batches 20` replaces itself with
+/// benchmarks, the fleet simulator and the link-shaping relay live in `fieldsync-tools`, so the
+/// server binary links neither them nor the HTTP client and device SDK they drive it with. `fieldsync bench sync --batches 20` replaces itself with
 /// `fieldsync-tools bench sync --batches 20`: same arguments, environment and exit status.
 struct DelegatedCommands: Sendable {
     /// The executable's file name, looked for in the folder of the running one.
@@ -11,10 +11,18 @@ struct DelegatedCommands: Sendable {
     let word: String
     /// The overview's line for them.
     let summary: String
+    /// Whether `word` only names a group (`bench`): alone, it shows the executable's overview.
+    var isGroup = false
 
     static let tools = [
         DelegatedCommands(
-            executable: "fieldsync-tools", word: "bench", summary: "benchmarks, run by fieldsync-tools (fieldsync bench --help lists them)")
+            executable: "fieldsync-tools", word: "bench", summary: "benchmarks, run by fieldsync-tools (fieldsync bench --help lists them)",
+            isGroup: true),
+        DelegatedCommands(
+            executable: "fieldsync-tools", word: "simulate",
+            summary: "a fleet of SDK devices works a field day; the server is checked for loss (run by fieldsync-tools)"),
+        DelegatedCommands(
+            executable: "fieldsync-tools", word: "relay", summary: "a TCP relay that shapes a link: bandwidth, latency, cuts (run by fieldsync-tools)"),
     ]
 
     /// Runs the executable in place of this process with `words` (`fieldsync bench` alone or
@@ -23,7 +31,7 @@ struct DelegatedCommands: Sendable {
     func execute(_ words: [String]) throws -> Never {
         let path = try location().path
         let rest = words.dropFirst()
-        let arguments = rest.isEmpty || rest == ["--help"] || rest == ["-h"] ? ["--help"] : words
+        let arguments = isGroup && (rest.isEmpty || rest == ["--help"] || rest == ["-h"]) ? ["--help"] : words
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         execv(path, argv)
@@ -33,7 +41,7 @@ struct DelegatedCommands: Sendable {
 
     /// The executable in the folder of the running one (symbolic links resolved, so a link
     /// to `fieldsync` on the PATH finds its real folder).
-    private func location() throws -> URL {
+    func location() throws -> URL {
         guard let running = Bundle.main.executableURL?.resolvingSymlinksInPath() else {
             throw CommandError("cannot tell where this executable is, to find \(executable) beside it")
         }

@@ -8,9 +8,9 @@ struct ServeCommand: Command {
     let path = ["serve"]
     let summary = "run the server (embedded PostgreSQL unless DATABASE_URL is set)"
     let valueOptions = AppConfiguration.valueOptions
-    let flagOptions: Set<String> = ["help", "no-worker"]
+    let flagOptions: Set<String> = ["help", "no-worker", "demo"]
     let usage = """
-        Usage: fieldsync serve [--host 127.0.0.1] [--port 8080] [--data-dir ./.fieldsync] [--no-worker]
+        Usage: fieldsync serve [--host 127.0.0.1] [--port 8080] [--data-dir ./.fieldsync] [--no-worker] [--demo]
 
         Runs the sync API and back-office. Without DATABASE_URL it creates (first run) or
         reuses a private PostgreSQL cluster under the data folder, starts it again if it
@@ -23,6 +23,10 @@ struct ServeCommand: Command {
           --host ADDRESS     address to bind (default 127.0.0.1, env FIELDSYNC_HOST)
           --port PORT        port to bind, 0 for any free port (default 8080, env FIELDSYNC_PORT)
           --no-worker        do not run background jobs here (run `fieldsync worker` elsewhere)
+          --demo             also create demo teams and users (demo-ana, demo-dispatch, …) and run a
+                             small simulated fleet (fieldsync-tools, beside this executable) that
+                             fills the dashboard, sync centre, conflicts, orders and live feed; never
+                             on unless given
         \(CommonHelp.dataDir)
         """
 
@@ -35,10 +39,18 @@ struct ServeCommand: Command {
             databaseLost.withLock { $0 = reason }
             signal.trigger()
         }
+        let demo: DemoFleet?
+        do {
+            demo = arguments.has("demo") ? try DemoFleet.start(application, logger: logger) : nil
+        } catch {
+            application.shutdown()
+            throw error
+        }
         // Under a service manager standard output is a pipe or a file, which C buffers in
         // blocks: without this the one-time admin password would only appear at exit.
         fflush(nil)
         signal.wait()
+        demo?.stop()
         application.shutdown()
         guard let reason = databaseLost.withLock({ $0 }) else { return 0 }
         logger.error("FieldSync stopped: \(reason)")
