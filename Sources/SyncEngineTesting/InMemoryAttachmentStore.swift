@@ -95,6 +95,10 @@ final class InMemoryAttachmentTransaction: AttachmentTransaction {
         state.rows.values.filter { $0.session.deviceId == deviceId && isOpen($0.session) }.count
     }
 
+    func openSessionCount(userId: String) throws -> Int {
+        state.rows.values.filter { $0.session.userId == userId && isOpen($0.session) }.count
+    }
+
     func recordBytes(collection: String, recordId: String, excluding deviceId: String, attId: String) throws -> Int64 {
         state.rows.values.map(\.session)
             .filter { $0.declaration.collection == collection && $0.declaration.recordId == recordId }

@@ -32,7 +32,7 @@ struct AttachmentStoreContractTests {
         try store.transaction { tx throws in
             #expect(try tx.session(deviceId: "dev-ana", attId: "att-1", lock: .update)?.id == opened.id)
             #expect(try tx.session(deviceId: "dev-ben", attId: "att-1", lock: nil) == nil)
-            #expect(try tx.openSessionCount(deviceId: "dev-ana") == 1)
+            #expect(try tx.openSessionCount(deviceId: "dev-ana") == 1 && tx.openSessionCount(userId: "u-ana") == 1)
             try tx.recordChunk(0, of: opened.id, sha256: "first", size: 64, hours: 24)
             try tx.recordChunk(1, of: opened.id, sha256: "second", size: 36, hours: 24)
             try tx.recordChunk(0, of: opened.id, sha256: "again", size: 64, hours: 24)
