@@ -112,6 +112,24 @@ struct SyncGatingTests {
         #expect(try await ana.pullResponse().errorCode == "MAINTENANCE")
     }
 
+    @Test("Opening the live feed passes the sync gate: 503 MAINTENANCE, then 426 UPGRADE_REQUIRED below the emergency minimum")
+    func liveFeedIsGated() async throws {
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
+        let ana = try await server.device(appVersion: "1.0.0")
+        let headers = ["X-App-Version": "1.0.0", "X-Device-Id": ana.deviceId]
+        try server.updateSettings { $0.maintenanceMode = true }
+        let maintenance = try await server.client.get("/v1/events", headers: headers, token: ana.token)
+        #expect(maintenance.status == 503 && maintenance.errorCode == "MAINTENANCE" && maintenance.header("Retry-After") != nil)
+
+        try server.updateSettings {
+            $0.maintenanceMode = false
+            $0.hardMinimumAppVersion = "2.0.0"
+        }
+        let outdated = try await server.client.get("/v1/events", headers: headers, token: ana.token)
+        #expect(outdated.status == 426 && outdated.errorCode == "UPGRADE_REQUIRED")
+    }
+
     @Test("Past its burst a device gets 429 RATE_LIMITED with Retry-After; other devices are not affected")
     func rateLimited() async throws {
         let server = try await TestServer.startSync()

@@ -1,7 +1,7 @@
 public import HTTP
 public import SyncEngine
 
-/// `GET /v1/events` (bearer), and the stream behind the back-office's `GET /admin/events`
+/// `GET /v1/events` (bearer, behind the sync gate), and the stream behind the back-office's `GET /admin/events`
 /// (PROTOCOL.md, Live events).
 ///
 /// ```swift
@@ -21,7 +21,7 @@ public struct LiveEventsController: Sendable {
     }
 
     public func register(on routes: APIRoutes) {
-        routes.add(.GET, "/v1/events", admission: .authenticated, handler: deviceFeed)
+        routes.add(.GET, "/v1/events", admission: .sync, handler: deviceFeed)
     }
 
     @Sendable func deviceFeed(_ device: DeviceContext) throws -> Response {
