@@ -75,10 +75,10 @@ public final class PostgresClient: Sendable {
     public func shutdown() {
         let closing = shared.withLock { shared in
             let (closing, woken) = shared.pool.shutdown()
-            woken.forEach { shared.wake($0) }
+            for waiter in woken { shared.wake(waiter) }
             return closing
         }
-        closing.forEach { $0.close() }
+        for connection in closing { connection.close() }
         logger.debug("postgres pool shut down")
     }
 

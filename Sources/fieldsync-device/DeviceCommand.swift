@@ -83,7 +83,7 @@ enum DeviceCommand {
             let records =
                 operands.count == 2
                 ? [try await client.record(operands[0], id: operands[1])].compactMap { $0 } : try await client.records(operands[0])
-            records.forEach { print(line($0)) }
+            for record in records { print(line(record)) }
         case ("attach", 3):
             let photo = try await client.addPhoto(
                 at: URL(fileURLWithPath: operands[2]), to: operands[0], recordId: operands[1],

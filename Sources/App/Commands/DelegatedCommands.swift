@@ -33,7 +33,7 @@ struct DelegatedCommands: Sendable {
         let rest = words.dropFirst()
         let arguments = isGroup && (rest.isEmpty || rest == ["--help"] || rest == ["-h"]) ? ["--help"] : words
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         execv(path, argv)
         // execv returns only when it failed.
         throw CommandError("cannot run \(path): \(String(cString: strerror(errno)))")

@@ -75,7 +75,7 @@ final class EventFeedViewers: NSObject, URLSessionDataDelegate, Sendable {
 
     /// Cancels every feed (and releases this delegate, which the sessions retain).
     func close() {
-        sessions.withLock { $0 }.forEach { $0.invalidateAndCancel() }
+        for session in sessions.withLock({ $0 }) { session.invalidateAndCancel() }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {

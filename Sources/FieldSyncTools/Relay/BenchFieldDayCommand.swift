@@ -71,7 +71,7 @@ struct BenchFieldDayCommand: Command {
             print(report.table)
         }
         print("\nFieldSync field day over shaped links (\(day.ops) ops, \(day.photos) photos of \(day.photoBytes) B)")
-        rows.forEach { print($0) }
+        for row in rows { print(row) }
         return clean ? 0 : 1
     }
 }

@@ -44,7 +44,7 @@ public final class ChangeNotifications: Service {
     public func start() {
         let handlers = self.handlers.withLock { $0 }
         let listener = PostgresListener(configuration: configuration, channels: Topic.allCases.map(\.channel), logger: logger) { channel, _ in
-            handlers[channel]?.forEach { $0() }
+            for handler in handlers[channel] ?? [] { handler() }
         }
         self.listener.withLock { $0 = listener }
         listener.start()

@@ -103,7 +103,7 @@ public final class EventHub: Service {
             return (state.watch, Array(state.subscribers.values))
         }
         watch?.stop()
-        subscribers.forEach { $0.end() }
+        for subscriber in subscribers { subscriber.end() }
     }
 
     /// Ends the streams whose viewer's credential no longer holds. Called when accounts
@@ -260,7 +260,7 @@ public final class EventHub: Service {
 
     private func heartbeat() {
         let subscribers = state.withLock { Array($0.subscribers.values) }
-        subscribers.forEach { $0.ping() }
+        for subscriber in subscribers { subscriber.ping() }
     }
 
     private func remove(_ subscription: EventSubscription) {
