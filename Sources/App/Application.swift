@@ -4,7 +4,7 @@ import Storage
 public import Support
 import SyncAPI
 import WebUI
-import Worker
+public import Worker
 
 /// The running server: the database, the features on their routes and pages, and the
 /// services that run while it serves, started in order and stopped in reverse.
@@ -91,10 +91,15 @@ public final class Application: Sendable {
     }
 
     /// The background worker with every feature's jobs.
-    static func worker(_ core: Core, _ features: [any Feature]) -> Worker {
-        Worker(
-            jobs: features.flatMap(\.jobs), locks: PostgresJobLocks(database: core.database),
-            interval: .seconds(core.configuration.workerInterval), logger: core.logger)
+    public static func worker(_ core: Core, _ features: [any Feature]) -> Worker {
+        Worker(jobs: features.flatMap(\.jobs), runner: jobRunner(core), tick: .seconds(core.configuration.workerInterval), logger: core.logger)
+    }
+
+    /// Runs jobs under their locks, recording each run.
+    public static func jobRunner(_ core: Core) -> JobRunner {
+        JobRunner(
+            locks: PostgresJobLocks(database: core.database), runs: PostgresJobRunStore(database: core.database), settings: core.settings,
+            logger: core.logger)
     }
 
     /// The bound port (useful when configured as 0).
