@@ -61,9 +61,13 @@ struct JobRunnerTests {
 
 /// A job that waits, once started, until the test releases it.
 final class BlockingJob: Job, Sendable {
-    let name = "test-blocking"
+    let name: String
     private let state = Mutex((started: false, released: false, runs: 0))
     private let gate = DispatchSemaphore(value: 0)
+
+    init(name: String = "test-blocking") {
+        self.name = name
+    }
 
     var hasStarted: Bool { state.withLock { $0.started } }
     var runs: Int { state.withLock { $0.runs } }
@@ -75,7 +79,7 @@ final class BlockingJob: Job, Sendable {
             $0.started = true
             $0.runs += 1
         }
-        _ = gate.wait(timeout: .now() + 30)
+        _ = gate.wait(timeout: .now() + 120)
         try progress.report(done: 1, total: 1, counts: ["waited": 1])
     }
 

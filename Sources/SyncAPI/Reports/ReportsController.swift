@@ -15,7 +15,7 @@ public struct ReportsController: Sendable {
     let visits: any SyncVisitRecorder
     let schemaVersion: Int
 
-    /// The longest `appVersion` a report sync body may carry.
+    /// The longest `appVersion` a report sync body may carry, in characters (code points).
     static let maxAppVersionLength = 64
 
     public init(
@@ -43,8 +43,8 @@ public struct ReportsController: Sendable {
         let settings = device.settings
         let body = try device.request.decode(ReportSyncRequest.self)
         if let field = body.firstUnstorableMember() { throw APIError.unstorableText(field: field) }
-        if let version = body.appVersion, version.utf8.count > Self.maxAppVersionLength {
-            throw APIError.validationFailed(field: "appVersion", "appVersion must be at most \(Self.maxAppVersionLength) bytes")
+        if let version = body.appVersion, version.unicodeScalars.count > Self.maxAppVersionLength {
+            throw APIError.validationFailed(field: "appVersion", "appVersion must be at most \(Self.maxAppVersionLength) characters")
         }
         // Each report is its own transaction; the push batch limit bounds one request's work.
         guard body.reports.count <= settings.maxOpsPerPush else {
