@@ -3,6 +3,7 @@ import HTTP
 import Storage
 public import Support
 import SyncAPI
+import SyncEngine
 import WebUI
 public import Worker
 
@@ -58,9 +59,11 @@ public final class Application: Sendable {
             // Routes that stream bodies to disk create their files here; with DATABASE_URL
             // nothing else creates the data folder.
             try FileManager.default.createDirectory(at: http.temporaryDirectory, withIntermediateDirectories: true)
-            let server = HTTPServer(configuration: http, router: try router(core, features), logger: logger)
-            let worker = configuration.runsWorker ? [Self.worker(core, features)] : []
-            let services = ServiceGroup([core.notifications] + features.flatMap(\.services) + worker + [server], logger: logger)
+            // Built even with --no-worker: the jobs page lists its jobs (and says no worker runs here).
+            let worker = Self.worker(core, features)
+            let server = HTTPServer(configuration: http, router: try router(core, features, jobs: worker), logger: logger)
+            let workers = configuration.runsWorker ? [worker] : []
+            let services = ServiceGroup([core.notifications] + features.flatMap(\.services) + workers + [server], logger: logger)
             try services.start()
             logger.notice("FieldSync listening on http://\(configuration.host):\(server.port)")
             return Application(
@@ -74,8 +77,9 @@ public final class Application: Sendable {
         }
     }
 
-    /// The device API and the back-office, with every feature's routes and pages.
-    static func router(_ core: Core, _ features: [any Feature]) throws -> Router {
+    /// The device API and the back-office, with every feature's routes and pages, and the
+    /// jobs page of `jobs`.
+    static func router(_ core: Core, _ features: [any Feature], jobs: any JobControl) throws -> Router {
         let router = Router(logger: core.logger, failures: APIFailureRenderer())
         let api = APIRoutes(router: router, access: core.deviceAccess)
         let setup = try BackOfficePages.Setup(
@@ -87,6 +91,7 @@ public final class Application: Sendable {
             feature.routes(on: api)
             feature.pages(on: backOffice)
         }
+        backOffice.addJobsPages(control: jobs, runs: PostgresJobRunStore(database: core.database), settings: core.settings)
         return router
     }
 

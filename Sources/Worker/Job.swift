@@ -8,6 +8,9 @@ public protocol Job: Sendable {
     /// from running it at once.
     var name: String { get }
 
+    /// One line on what it does, for the back-office.
+    var summary: String { get }
+
     /// How often it runs on its own under `settings`.
     func schedule(in settings: ServerSettings) -> JobSchedule
 

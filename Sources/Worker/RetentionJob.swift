@@ -8,6 +8,7 @@ public import SyncEngine
 /// keys, back-office sessions, expired device tokens) and the live feed's `live-feed-outbox`.
 public struct RetentionJob: Job {
     public let name: String
+    public let summary: String
     private let pass: RetentionPass
     private let settings: any SettingsStore
     private let webSessionIdleTimeout: TimeInterval
@@ -17,10 +18,11 @@ public struct RetentionJob: Job {
     ///   - minutes: The setting that says how often it runs.
     ///   - webSessionIdleTimeout: How long a back-office session may stay unused.
     public init(
-        name: String, pass: RetentionPass, settings: any SettingsStore, webSessionIdleTimeout: TimeInterval,
+        name: String, summary: String, pass: RetentionPass, settings: any SettingsStore, webSessionIdleTimeout: TimeInterval,
         minutes: @escaping @Sendable (ServerSettings) -> Int
     ) {
         self.name = name
+        self.summary = summary
         self.pass = pass
         self.settings = settings
         self.webSessionIdleTimeout = webSessionIdleTimeout

@@ -4,6 +4,7 @@ public import SyncEngine
 /// spooled chunks, 500 at a time.
 public struct UploadSessionJob: Job {
     public let name = "upload-sessions"
+    public let summary = "Removes unfinished uploads past their expiry, with their stored chunks."
     private let attachments: AttachmentService
     private let batchSize = 500
 

@@ -1,11 +1,11 @@
 import Foundation
 public import Support
-import SyncEngine
+public import SyncEngine
 import Synchronization
 
 /// Runs each job when its schedule (in the settings) says it is due, on a thread of its own,
 /// through a `JobRunner`: of several FieldSync processes on one database only one runs a job
-/// at a time, and every run is recorded.
+/// at a time, and every run is recorded. Runs an admin asks for (`requestRun`) start at once.
 ///
 /// ```swift
 /// let worker = Worker(jobs: [uploads, retention], runner: runner, tick: .seconds(60), logger: logger)
@@ -13,7 +13,7 @@ import Synchronization
 /// …
 /// worker.stop()
 /// ```
-public final class Worker: Service {
+public final class Worker: Service, JobControl {
     public let name = "worker"
     public let jobs: [any Job]
     private let runner: JobRunner
@@ -23,6 +23,8 @@ public final class Worker: Service {
     /// Signalled by `stop()` to end the wait between passes early.
     private let wakeUp = NSCondition()
     private let running = Mutex(false)
+    /// Runs asked for and not started yet: the job's name and who asked.
+    private let requests = Mutex<[(job: String, userId: String)]>([])
     /// Signalled by the loop's thread when it has finished.
     private let finished = DispatchSemaphore(value: 0)
 
@@ -61,11 +63,35 @@ public final class Worker: Service {
 
     private func loop() {
         while isRunning {
+            runRequested()
             runDue()
             let seconds = Double(tick.components.seconds) + Double(tick.components.attoseconds) / 1e18
             wakeUp.lock()
-            if isRunning { _ = wakeUp.wait(until: Date(timeIntervalSinceNow: seconds)) }
+            // A request queued while the jobs ran is seen here, under the lock its signal takes.
+            if isRunning, requests.withLock({ $0.isEmpty }) { _ = wakeUp.wait(until: Date(timeIntervalSinceNow: seconds)) }
             wakeUp.unlock()
+        }
+    }
+
+    // MARK: - Runs on request
+
+    public func jobs(in settings: ServerSettings) -> [JobDescription] {
+        jobs.map { JobDescription(name: $0.name, summary: $0.summary, schedule: $0.schedule(in: settings)) }
+    }
+
+    public func requestRun(of name: String, by userId: String) -> JobRequest {
+        guard job(named: name) != nil else { return .unknownJob }
+        guard isRunning else { return .noWorker }
+        requests.withLock { $0.append((name, userId)) }
+        wakeUp.lock()
+        wakeUp.broadcast()
+        wakeUp.unlock()
+        return .queued
+    }
+
+    private func runRequested() {
+        while isRunning, let request = requests.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            if let job = job(named: request.job) { run(job, requestedBy: request.userId, dueAt: nil) }
         }
     }
 
@@ -88,9 +114,9 @@ public final class Worker: Service {
 
     /// Runs one job; nil when the run history or the lock could not be reached.
     @discardableResult
-    private func run(_ job: any Job, dueAt: Date?) -> JobRunner.Result? {
+    private func run(_ job: any Job, requestedBy: String? = nil, dueAt: Date?) -> JobRunner.Result? {
         do {
-            let result = try runner.run(job, dueAt: dueAt)
+            let result = try runner.run(job, requestedBy: requestedBy, dueAt: dueAt)
             if result == .busy { logger.debug("job skipped: running elsewhere", metadata: ["job.name": job.name]) }
             return result
         } catch {

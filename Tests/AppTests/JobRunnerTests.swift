@@ -62,6 +62,7 @@ struct JobRunnerTests {
 /// A job that waits, once started, until the test releases it.
 final class BlockingJob: Job, Sendable {
     let name: String
+    let summary = "Waits to be released."
     private let state = Mutex((started: false, released: false, runs: 0))
     private let gate = DispatchSemaphore(value: 0)
 

@@ -124,7 +124,7 @@ struct WorkerJobTests {
         try runner.runs.progress(dead, done: 4, total: 7, counts: ["opResults": 4])
 
         let job = RetentionJob(
-            name: "retention", pass: RetentionPass(store: store, rules: [.opResults], batchSize: 2), settings: server.core.settings,
+            name: "retention", summary: "test", pass: RetentionPass(store: store, rules: [.opResults], batchSize: 2), settings: server.core.settings,
             webSessionIdleTimeout: 1800, minutes: { $0.retentionJobMinutes })
         let result = try runner.run(job)
         guard case .ran(let id, .succeeded) = result else { Issue.record("\(result)"); return }
@@ -155,6 +155,7 @@ struct FailingJob: Job {
     }
 
     let name = "test-failing"
+    let summary = "Fails."
 
     func schedule(in settings: ServerSettings) -> JobSchedule { JobSchedule(minutes: 60) }
 

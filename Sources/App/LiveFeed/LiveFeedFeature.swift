@@ -43,7 +43,7 @@ public struct LiveFeedFeature: Feature {
     public var jobs: [any Job] {
         [
             RetentionJob(
-                name: "live-feed-outbox", pass: RetentionPass(store: outbox, rules: [.events]), settings: settings,
+                name: "live-feed-outbox", summary: "Deletes live events older than a day from the live feed's outbox.", pass: RetentionPass(store: outbox, rules: [.events]), settings: settings,
                 webSessionIdleTimeout: webSessionIdleTimeout, minutes: { $0.liveFeedOutboxJobMinutes })
         ]
     }

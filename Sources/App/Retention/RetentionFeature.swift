@@ -16,7 +16,10 @@ public struct RetentionFeature: Feature {
     public var jobs: [any Job] {
         [
             RetentionJob(
-                name: "retention", pass: RetentionPass(store: PostgresRetentionStore(database: core.database), rules: Self.rules),
+                name: "retention",
+                summary: "Deletes op results, deletions, scope exits, idempotency keys, ended back-office sessions and long-expired "
+                    + "device tokens past their retention windows.",
+                pass: RetentionPass(store: PostgresRetentionStore(database: core.database), rules: Self.rules),
                 settings: core.settings, webSessionIdleTimeout: core.configuration.web.idleTimeout, minutes: { $0.retentionJobMinutes })
         ]
     }
