@@ -33,6 +33,7 @@ struct JobRunnerTests {
             secondPool.shutdown()
         }
         let job = BlockingJob()
+        defer { job.release() }
         let running = Task.detached { try first.run(job) }
         #expect(try await eventually(within: .seconds(30)) { job.hasStarted ? true : nil } == true)
         #expect(try second.run(job) == .busy)
@@ -80,11 +81,17 @@ final class BlockingJob: Job, Sendable {
             $0.started = true
             $0.runs += 1
         }
-        _ = gate.wait(timeout: .now() + 120)
+        // No timeout: under load a timed release could let a second runner in and prove nothing.
+        gate.wait()
         try progress.report(done: 1, total: 1, counts: ["waited": 1])
     }
 
+    /// Lets the run finish (also when called again, or before the run started).
     func release() {
-        gate.signal()
+        let first = state.withLock { state in
+            defer { state.released = true }
+            return !state.released
+        }
+        if first { gate.signal() }
     }
 }

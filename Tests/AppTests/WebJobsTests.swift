@@ -50,7 +50,10 @@ struct WebJobsTests {
         #expect(ran == true)
         let after = try admin.get("/admin/jobs?notice=queued&job=retention").body
         #expect(after.contains("retention starts now.") && after.contains("<td>admin</td>"))
-        #expect(try admin.submit("/admin/jobs/nope/run", from: "/admin/jobs").status == 404)
+        for hostile in ["nope", String(repeating: "x", count: 4_000), "%00", "retention%2F..%2Fx", "%E2%80%AE"] {
+            #expect(try admin.submit("/admin/jobs/\(hostile)/run", from: "/admin/jobs").status == 404, "\(hostile.prefix(20))")
+        }
+        #expect(try Self.adminRuns(server, "retention") == 1)
     }
 
     @Test("Only admins open the jobs page or ask for a run")

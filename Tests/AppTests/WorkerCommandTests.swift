@@ -51,6 +51,7 @@ struct WorkerCommandTests {
         defer { server.stop() }
         let runner = Application.jobRunner(server.core)
         let job = BlockingJob(name: "retention")
+        defer { job.release() }
         let running = Task.detached { try runner.run(job) }
         #expect(try await eventually(within: .seconds(30)) { job.hasStarted ? true : nil } == true)
 
