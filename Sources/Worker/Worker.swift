@@ -82,7 +82,10 @@ public final class Worker: Service, JobControl {
     public func requestRun(of name: String, by userId: String) -> JobRequest {
         guard job(named: name) != nil else { return .unknownJob }
         guard isRunning else { return .noWorker }
-        requests.withLock { $0.append((name, userId)) }
+        // A job already waiting to start is not queued again: repeated clicks start one run.
+        requests.withLock { queue in
+            if !queue.contains(where: { $0.job == name }) { queue.append((name, userId)) }
+        }
         wakeUp.lock()
         wakeUp.broadcast()
         wakeUp.unlock()
