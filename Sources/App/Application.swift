@@ -59,6 +59,7 @@ public final class Application: Sendable {
             // Routes that stream bodies to disk create their files here; with DATABASE_URL
             // nothing else creates the data folder.
             try FileManager.default.createDirectory(at: http.temporaryDirectory, withIntermediateDirectories: true)
+            features.lazy.compactMap { $0 as? AttachmentsFeature }.first?.sweepLeftovers(temporaryDirectory: http.temporaryDirectory)
             // Built even with --no-worker: the jobs page lists its jobs (and says no worker runs here).
             let worker = Self.worker(core, features)
             let server = HTTPServer(configuration: http, router: try router(core, features, jobs: worker), logger: logger)

@@ -108,10 +108,12 @@ public final class TestServer: Sendable {
         return (user, password)
     }
 
-    /// Logs a device in through `POST /v1/auth/token`.
+    /// Logs a device in through `POST /v1/auth/token`, on a fresh device id unless one is given
+    /// (a device id belongs to the first user who signs in with it).
     /// - Returns: the bearer token.
     /// - Throws: `TestServerError` with the response when the answer is not 200.
-    public func login(username: String, password: String, deviceId: String = "device-1") async throws -> String {
+    public func login(username: String, password: String, deviceId: String? = nil) async throws -> String {
+        let deviceId = deviceId ?? "device-" + UUID().uuidString.prefix(8).lowercased()
         let response = try await client.post(
             "/v1/auth/token",
             json: TokenRequest(username: username, password: password, deviceId: deviceId, platform: "test", appVersion: "2.3.0"))
@@ -119,8 +121,8 @@ public final class TestServer: Sendable {
         return try response.decode(TokenResponse.self).token
     }
 
-    /// A new user of `role`, logged in: its account and bearer token.
-    public func makeDevice(role: Role = .field, team: String? = "team-1", deviceId: String = "device-1") async throws
+    /// A new user of `role`, logged in (on a fresh device id unless one is given): its account and bearer token.
+    public func makeDevice(role: Role = .field, team: String? = "team-1", deviceId: String? = nil) async throws
         -> (user: UserAccount, token: String)
     {
         let (user, password) = try makeUser(role: role, team: team)

@@ -13,6 +13,10 @@ extension SyncClient {
     ///   (network, suspension), ``SyncClientError/anotherUsersWorkPending(count:)``.
     @discardableResult
     public func signIn(username: String, password: String) async throws -> UserInfo {
+        try await signIn(username: username, password: password, mayRenewIdentity: true)
+    }
+
+    private func signIn(username: String, password: String, mayRenewIdentity: Bool) async throws -> UserInfo {
         let request = TokenRequest(
             username: username, password: password, deviceId: deviceId, platform: configuration.platform,
             appVersion: configuration.appVersion)
@@ -21,6 +25,9 @@ extension SyncClient {
             response = try await api.token(request)
         } catch let failure where failure.status == 401 {
             throw SyncClientError.invalidCredentials
+        } catch let failure where failure.code == .deviceIdTaken && mayRenewIdentity {
+            try await renewIdentity()
+            return try await signIn(username: username, password: password, mayRenewIdentity: false)
         } catch {
             throw SyncClientError.signInFailed(error.code == .accountSuspended ? "this account is suspended" : error.description)
         }
@@ -64,6 +71,17 @@ extension SyncClient {
             await cycles.release()
             throw error
         }
+    }
+
+    /// The server says another user owns this device id (the first to sign in with it): a
+    /// different user is signing in. When nothing of the previous user's is left to sync, the
+    /// device starts over under a new id, which the new user then owns.
+    private func renewIdentity() async throws {
+        let work = try await store.unsyncedWork()
+        guard work.isEmpty else { throw SyncClientError.anotherUsersWorkPending(count: work.changes.count + work.photos.count) }
+        let newIdentity = "dev-" + UUID().uuidString.lowercased()
+        try await store.wipeUserData(newDeviceId: newIdentity)
+        adopt(deviceId: newIdentity)
     }
 
     /// A new user on this device: the previous one's records go, which is only allowed when

@@ -72,7 +72,8 @@ final class ServerCore: Sendable {
         let resolution = routes.resolve(method, context.path)
         let options = resolution.options
         let limit = options.maxBodyBytes ?? configuration.maxBodyBytes
-        let declaredLength = headers["Content-Length"].flatMap { Int($0) }
+        // libmicrohttpd refuses a malformed length itself; a negative one must never reach reserveCapacity.
+        let declaredLength = headers["Content-Length"].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
         if let declaredLength, declaredLength > limit { return .payloadTooLarge(limit: limit) }
         context.head = RequestHead(
             method: method, headers: headers, query: ConnectionValues.query(of: context.connection),

@@ -40,6 +40,9 @@ extension ErrorCode {
     public static let invalidCredentials = ErrorCode(rawValue: "INVALID_CREDENTIALS")
     /// 403: the caller's role may not do this (e.g. a field token confirming an order).
     public static let forbidden = ErrorCode(rawValue: "FORBIDDEN")
+    /// 409: another user signed in first with this device id; `details.deviceId` names it. An
+    /// administrator can release the device in the back-office.
+    public static let deviceIdTaken = ErrorCode(rawValue: "DEVICE_ID_TAKEN")
     /// 413: the JSON body exceeds the configured limit (1 MiB by default).
     public static let payloadTooLarge = ErrorCode(rawValue: "PAYLOAD_TOO_LARGE")
     /// 431: the request headers exceed the configured limit (16 KiB by default).
@@ -162,7 +165,7 @@ extension ErrorCode {
 
 extension ErrorCode {
     private static let statuses: [ErrorCode: Int] = [
-        .unauthenticated: 401, .accountSuspended: 403, .invalidCredentials: 401, .forbidden: 403,
+        .unauthenticated: 401, .accountSuspended: 403, .invalidCredentials: 401, .forbidden: 403, .deviceIdTaken: 409,
         .payloadTooLarge: 413, .headersTooLarge: 431, .malformedJSON: 400, .validationFailed: 400,
         .upgradeRequired: 426, .maintenance: 503, .rateLimited: 429, .notFound: 404, .methodNotAllowed: 405,
         .notImplemented: 501, .internalError: 500, .temporarilyUnavailable: 503, .serverBusy: 503, .shuttingDown: 503,

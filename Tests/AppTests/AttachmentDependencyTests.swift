@@ -51,7 +51,7 @@ struct AttachmentDependencyTests {
         let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let ana = try server.device()
-        let bo = try server.device()
+        let bo = try server.device(of: ana.user)
         let file = TestFile(size: 100_000)
         try await ana.upload("att-ana", file, recordId: "pu-a")
         let deferred = try await Self.pushPartUsage(bo, recordId: "pu-b", attId: "att-bo", clientSeq: 1)

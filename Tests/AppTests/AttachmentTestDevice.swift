@@ -88,8 +88,9 @@ struct TestDevice {
         try await server.send("GET", "/v1/attachments/\(attId)", token: token)
     }
 
-    func content(_ attId: String, headers: [String: String] = [:]) async throws -> HTTPAnswer {
-        try await server.send("GET", "/v1/attachments/\(attId)/content", headers: headers, token: token)
+    /// `GET …/content`, with `query` (e.g. the record's `collection` and `recordId`) when given.
+    func content(_ attId: String, query: String? = nil, headers: [String: String] = [:]) async throws -> HTTPAnswer {
+        try await server.send("GET", "/v1/attachments/\(attId)/content" + (query.map { "?" + $0 } ?? ""), headers: headers, token: token)
     }
 
     /// Registers, sends every chunk and finalizes, expecting success at each step.

@@ -135,12 +135,12 @@ struct AttachmentUploadTests {
         #expect(events == ["att-twice"])
     }
 
-    @Test("The same photo from two devices is stored once; the second registration completes at once")
+    @Test("The same photo from two devices of a user is stored once; the second registration completes at once")
     func deduplicatesAcrossDevices() async throws {
         let server = try await AttachmentTestServer.start()
         defer { server.stop() }
         let ana = try server.device()
-        let bo = try server.device()
+        let bo = try server.device(of: ana.user)
         let file = Self.photo
         try await ana.upload("att-ana", file)
         let second = try await bo.register("att-bo", file, recordId: "pu-2")

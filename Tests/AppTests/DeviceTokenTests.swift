@@ -96,7 +96,7 @@ struct DeviceTokenTests {
         #expect(response.errorCode == "UNAUTHENTICATED")
     }
 
-    @Test("Suspending through AccountStore gets a cached device 403 ACCOUNT_SUSPENDED on its next call")
+    @Test("Suspending through AccountStore gets a cached device 403 ACCOUNT_SUSPENDED on its next call, and revokes its token")
     func suspensionThroughStore() async throws {
         // Grants live 30 s here: only the NOTIFY invalidation, not expiry, explains a 403 within 15 s.
         let server = try await TestServer.start { $0.tokenCacheSeconds = 30 }
@@ -110,7 +110,7 @@ struct DeviceTokenTests {
         let answer = try await Self.status(403, of: server.client, token: token, before: cachedAt + .seconds(15))
         #expect(answer?.errorCode == "ACCOUNT_SUSPENDED", "no 403 before the cached grant expired")
         try server.core.accounts.setSuspended(username: user.username, false)
-        #expect(try await Self.status(200, of: server.client, token: token, before: .now + .seconds(5)) != nil)
+        #expect(try await Self.status(401, of: server.client, token: token, before: .now + .seconds(5)) != nil, "the device signs in again")
     }
 
     @Test("Suspending through the user suspend command object (its own pool on the same database) reaches a cached device")
@@ -132,7 +132,7 @@ struct DeviceTokenTests {
         #expect(answer?.errorCode == "ACCOUNT_SUSPENDED")
         let reactivate = try await onDedicatedThread { CommandLineTool().run(["user", "reactivate", user.username], environment: environment) }
         #expect(reactivate == 0)
-        #expect(try await Self.status(200, of: server.client, token: token, before: .now + .seconds(5)) != nil)
+        #expect(try await Self.status(401, of: server.client, token: token, before: .now + .seconds(5)) != nil, "the device signs in again")
     }
 
     /// Calls `GET /v1/config` until it answers `status`; nil when no such answer arrived before `deadline`.

@@ -168,19 +168,32 @@ struct ReportContractTests {
         #expect(try server.scalar("SELECT count(*) FROM records WHERE collection = 'reports'") == 0)
     }
 
-    @Test("A device whose ops already hold the largest clientSeq gets 400 VALIDATION_FAILED for a report, and the server keeps serving")
-    func clientSeqSpaceUsedUp() async throws {
+    @Test("Reports go through while a push holds ops behind a clientSeq gap that never fills")
+    func reportsPassADeferredGap() async throws {
         let server = try await TestServer.startSync()
         defer { server.finish() }
         let ana = try await server.device(.field)
-        let held = try await ana.send([ana.op(.create, "jobs", "job-1", ["title": "t"], seq: .max)])
-        #expect(held.status == 200, "held until its predecessors arrive")
+        let held = try await ana.push1(ana.op(.create, "jobs", "job-1", ["title": "t"], seq: 5))
+        #expect(held.status == .deferred && held.code == .awaitingPredecessor, "\(held)")
 
-        let response = try await ana.sendReports([SyncDevice.report("local-1")])
+        let first = try await ana.syncReports([SyncDevice.report("local-1")])
+        let second = try await ana.syncReports([SyncDevice.report("local-2")])
 
-        #expect(response.status == 400)
-        #expect(response.errorCode == "VALIDATION_FAILED")
-        #expect(try await ana.pullResponse().status == 200)
+        #expect(first[0]["status"] == "ACCEPTED" && second[0]["status"] == "ACCEPTED", "\(first) \(second)")
+        #expect(try server.scalar("SELECT count(*) FROM records WHERE collection = 'reports'") == 2)
+        #expect(try server.scalar("SELECT count(*) FROM records WHERE collection = 'jobs'") == 0, "the held op still waits for 3 and 4")
+    }
+
+    @Test("A serverId that breaks the id rule is answered REJECTED / VALIDATION_FAILED and stores nothing")
+    func refusesMalformedServerId() async throws {
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
+        let ana = try await server.device(.field)
+
+        let results = try await ana.syncReports([SyncDevice.report("local-1", serverId: "../x"), SyncDevice.report("local-2", serverId: "")])
+
+        #expect(results.map { $0["status"] } == ["REJECTED", "REJECTED"], "\(results)")
+        #expect(results.map { $0["errorCode"] } == ["VALIDATION_FAILED", "VALIDATION_FAILED"], "\(results)")
         #expect(try server.scalar("SELECT count(*) FROM records WHERE collection = 'reports'") == 0)
     }
 }

@@ -227,4 +227,22 @@ struct SyncBadInputTests {
         #expect(try server.syncTableCounts() == counts)
         #expect(try await ana.push1(ana.op(.create, "jobs", "job-1", ["title": "clean"], seq: 1)).status == .applied)
     }
+
+    @Test("A push's Idempotency-Key that is blank, too long or not visible ASCII is 400 naming the header; a good one is accepted", arguments: [
+        (String(repeating: "k", count: 256), 400), ("key with spaces", 400), ("clé", 400), ("batch-42", 200),
+    ])
+    func pushIdempotencyKey(key: String, status: Int) async throws {
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
+        let ana = try await server.device()
+        let counts = try server.syncTableCounts()
+
+        let response = try await ana.send(PushRequest(deviceId: ana.deviceId, schemaVersion: 3, ops: [ana.create("jobs", "job-1", ["title": "t"])]), headers: ["Idempotency-Key": key])
+
+        #expect(response.status == status, "\(response)")
+        if status == 400 {
+            #expect(try response.errorEnvelope().error.details?["field"] == "Idempotency-Key")
+            #expect(try server.syncTableCounts() == counts)
+        }
+    }
 }

@@ -94,6 +94,24 @@ struct SyncGatingTests {
         #expect(try await ana.push1(queued).status == .applied)
     }
 
+    @Test("The gate is for sync calls only: in maintenance and below the emergency floor, config, conflicts and the roll-up still answer")
+    func gateIsForSyncCallsOnly() async throws {
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
+        let ana = try await server.device(appVersion: "1.0.0")
+        let supervisor = try await server.device(.supervisor)
+        try server.updateSettings {
+            $0.maintenanceMode = true
+            $0.hardMinimumAppVersion = "2.0.0"
+        }
+        let headers = ["X-App-Version": "1.0.0", "X-Device-Id": ana.deviceId]
+
+        #expect(try await server.client.get("/v1/config", headers: headers, token: ana.token).status == 200)
+        #expect(try await server.client.get("/v1/conflicts", headers: headers, token: ana.token).status == 200)
+        #expect(try await server.client.get("/v1/team/rollup", token: supervisor.token).status == 200)
+        #expect(try await ana.pullResponse().errorCode == "MAINTENANCE")
+    }
+
     @Test("Past its burst a device gets 429 RATE_LIMITED with Retry-After; other devices are not affected")
     func rateLimited() async throws {
         let server = try await TestServer.startSync()

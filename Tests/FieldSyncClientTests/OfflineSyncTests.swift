@@ -174,7 +174,7 @@ struct OfflineSyncTests {
         #expect(try await ana.client.records("jobs").map(\.id) == ["job-1", "job-2"])
 
         try await ben.client.delete("jobs", id: "job-1")
-        try await ben.client.update("jobs", id: "job-2", ["teamId": "south", "assigneeId": .string(ben.user.id)])
+        try await ben.client.update("jobs", id: "job-2", ["teamId": .null, "assigneeId": .string(ben.user.id)])
         try await ben.client.sync()
         try await ana.client.sync()
 

@@ -1,6 +1,8 @@
+import App
 import AppTesting
 import FieldSyncClient
 import Foundation
+import Storage
 import SyncProtocol
 import Testing
 import SyncEngine
@@ -106,5 +108,25 @@ struct SessionTests {
             try await ana.client.signIn(username: ben.username, password: benPassword)
         }
         #expect(try await ana.client.user()?.id == ana.user.id)
+    }
+
+    @Test("Another user signing in on a device with nothing unsynced starts over under a new device id, which that user owns")
+    func anotherUserTakesOver() async throws {
+        let bed = try await SDKTestBed.start()
+        defer { bed.finish() }
+        let ana = try await bed.device()
+        try await ana.client.create("jobs", id: "job-1", ["title": "Boiler"])
+        try await ana.client.sync()
+        let anasDevice = ana.client.deviceId
+        let (ben, benPassword) = try bed.server.makeUser(role: .field, team: "team-1")
+
+        let signedIn = try await ana.client.signIn(username: ben.username, password: benPassword)
+
+        #expect(signedIn.id == ben.id && ana.client.deviceId != anasDevice)
+        #expect(try bed.server.core.accounts.deviceOwner(ana.client.deviceId) == ben.id)
+        #expect(try bed.server.core.accounts.deviceOwner(anasDevice) == ana.user.id)
+        try await ana.client.create("jobs", id: "job-2", ["title": "Pump"])
+        try await ana.client.sync()
+        #expect(try bed.loggedOps(deviceId: ana.client.deviceId).map(\.clientSeq) == [1])
     }
 }

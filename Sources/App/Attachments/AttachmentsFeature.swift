@@ -1,4 +1,6 @@
+public import Foundation
 import Storage
+import Support
 public import SyncAPI
 public import SyncEngine
 public import Worker
@@ -7,9 +9,13 @@ public import Worker
 /// sweeps expired upload sessions.
 public struct AttachmentsFeature: Feature {
     public let service: AttachmentService
+    let core: Core
+    let files: AttachmentFiles
 
     init(_ core: Core) throws {
         let files = try AttachmentFiles(dataDirectory: core.configuration.dataDirectory, blobDirectory: core.configuration.blobDirectory)
+        self.core = core
+        self.files = files
         service = AttachmentService(
             store: PostgresAttachmentStore(database: core.database), blobs: files.blobs, chunks: files.chunks, settings: core.settings,
             collections: Set(core.schema.collections.keys), listener: DeferredOpRelease(pushes: core.pushes, logger: core.logger),
@@ -21,4 +27,20 @@ public struct AttachmentsFeature: Feature {
     }
 
     public var jobs: [any Job] { [UploadSessionJob(attachments: service)] }
+
+    /// Removes the request spools, upload files and blob files a crash left behind (see
+    /// `LeftoverSweep`), logging how many; a sweep that fails is logged and does not stop the start.
+    public func sweepLeftovers(temporaryDirectory: URL, now: Date = Date()) {
+        do {
+            let counts = try LeftoverSweep(database: core.database, files: files, temporaryDirectory: temporaryDirectory).run(now: now)
+            core.logger.notice(
+                "swept files left by an earlier run: \(counts)",
+                metadata: [
+                    "sweep.body_spools": "\(counts.bodySpools)", "sweep.upload_files": "\(counts.uploadFiles)",
+                    "sweep.partial_blobs": "\(counts.partialBlobs)", "sweep.unreferenced_blobs": "\(counts.unreferencedBlobs)",
+                ])
+        } catch {
+            core.logger.error("sweeping files left by an earlier run failed", metadata: ["error": "\(error)"])
+        }
+    }
 }

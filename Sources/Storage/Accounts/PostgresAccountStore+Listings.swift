@@ -86,7 +86,8 @@ extension PostgresAccountStore {
     /// hash to bytes only to encode it again was a noticeable share of the device pages' time.
     private static let tokenListing = """
         SELECT encode(t.token_hash, 'hex') AS token_id, t.user_id, u.username, t.device_id, t.platform, t.app_version,
-               t.created_at, t.expires_at, t.revoked_at, \(KeyPart.timestampText("t.created_at")) AS created_key
+               t.created_at, t.expires_at, t.revoked_at, \(KeyPart.timestampText("t.created_at")) AS created_key,
+               EXISTS (SELECT 1 FROM devices d WHERE d.device_id = t.device_id AND d.user_id = t.user_id) AS owns_device
         FROM device_tokens t JOIN users u ON u.id = t.user_id
         """
 
@@ -99,7 +100,7 @@ extension PostgresAccountStore {
                 username: try row.decode("username"), deviceId: try row.decode("device_id"),
                 platform: try row.decode("platform"), appVersion: try row.decode("app_version"),
                 createdAt: try row.decode("created_at"), expiresAt: try row.decode("expires_at"),
-                revokedAt: try row.decode("revoked_at"))
+                revokedAt: try row.decode("revoked_at"), ownsDevice: try row.decode("owns_device"))
             return (token, try row.decode("created_key", as: String.self))
         }
     }

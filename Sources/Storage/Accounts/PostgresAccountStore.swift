@@ -69,23 +69,29 @@ public final class PostgresAccountStore: AccountStore {
         }
     }
 
-    /// Suspends or reactivates a user; a suspended user's next call gets 403.
+    /// Suspends or reactivates a user; suspending also revokes the user's device tokens, so
+    /// a device gets 403 until reactivation and must sign in again after it.
     @discardableResult
     public func setSuspended(username: String, _ suspended: Bool) throws -> UserAccount {
         let rows = try database.withTransaction { connection in
             try Self.announceChange(connection)
-            return try connection.query("""
+            let rows = try connection.query("""
                 UPDATE users SET suspended = \(suspended) WHERE lower(username) = lower(\(username))
                 RETURNING \(unescaped: Self.userColumns)
                 """)
+            if suspended, let row = rows.first { try Self.revokeTokens(userId: try row.decode("id"), connection) }
+            return rows
         }
         guard let row = rows.first else { throw AccountError.unknownUser(username) }
         return try Self.decodeUser(row)
     }
 
+    /// Replaces the password hash and revokes the user's device tokens in one transaction.
     public func setPasswordHash(userId: String, _ passwordHash: String) throws {
-        try database.withConnection { connection in
+        try database.withTransaction { connection in
+            try Self.announceChange(connection)
             _ = try connection.execute("UPDATE users SET password_hash = \(passwordHash) WHERE id = \(userId)")
+            try Self.revokeTokens(userId: userId, connection)
         }
     }
 
@@ -100,13 +106,22 @@ public final class PostgresAccountStore: AccountStore {
 
     // MARK: - Device tokens
 
-    /// Issues a random 256-bit token for a device; only its SHA-256 is stored.
+    /// Issues a random 256-bit token for a device; only its SHA-256 is stored. The first
+    /// sign-in with a device id claims the device for the user, in the same transaction.
+    /// - Throws: `AccountError.deviceIdTaken` when another user owns the device id.
     public func issueToken(
         userId: String, deviceId: String, platform: String?, appVersion: String?, lifetime: TimeInterval
     ) throws -> (token: String, expiresAt: Date) {
         let token = SecureRandom.token()
         let expiresAt = Date(timeIntervalSinceNow: lifetime)
-        try database.withConnection { connection in
+        try database.withTransaction { connection in
+            // The upsert locks an existing row, so two first sign-ins cannot both claim it.
+            let owner = try connection.query("""
+                INSERT INTO devices (device_id, user_id, platform, app_version) VALUES (\(deviceId), \(userId), \(platform), \(appVersion))
+                ON CONFLICT (device_id) DO UPDATE SET user_id = COALESCE(devices.user_id, excluded.user_id)
+                RETURNING user_id
+                """)[0].decode("user_id", as: String.self)
+            guard owner == userId else { throw AccountError.deviceIdTaken(deviceId) }
             _ = try connection.execute("""
                 INSERT INTO device_tokens (token_hash, user_id, device_id, platform, app_version, expires_at)
                 VALUES (\(Self.hash(token)), \(userId), \(deviceId), \(platform), \(appVersion), \(expiresAt))
@@ -115,13 +130,16 @@ public final class PostgresAccountStore: AccountStore {
         return (token, expiresAt)
     }
 
-    /// The live grant of a token: nil when unknown, revoked or expired.
+    /// The live grant of a token: nil when unknown, revoked, expired, or its user no longer
+    /// owns the device. A suspended user's revoked token still has its grant, so the device
+    /// learns of the suspension (403) rather than of a sign-out.
     public func grant(token: String) throws -> TokenGrant? {
         let rows = try database.withConnection { connection in
             try connection.query("""
                 SELECT u.id, u.username, u.role, u.team_id, u.suspended, u.created_at, t.device_id, t.expires_at
                 FROM device_tokens t JOIN users u ON u.id = t.user_id
-                WHERE t.token_hash = \(Self.hash(token)) AND t.revoked_at IS NULL AND t.expires_at > now()
+                JOIN devices d ON d.device_id = t.device_id AND d.user_id = t.user_id
+                WHERE t.token_hash = \(Self.hash(token)) AND (t.revoked_at IS NULL OR u.suspended) AND t.expires_at > now()
                 """)
         }
         guard let row = rows.first else { return nil }
@@ -153,8 +171,13 @@ public final class PostgresAccountStore: AccountStore {
     /// every server process drops its cached token grants.
     public static let changeChannel = "fieldsync_accounts"
 
-    private static func announceChange(_ connection: PostgresConnection) throws {
+    static func announceChange(_ connection: PostgresConnection) throws {
         try connection.query("SELECT pg_notify(\(changeChannel), '')")
+    }
+
+    /// Revokes every live token of the user (the caller announces the change).
+    static func revokeTokens(userId: String, _ connection: PostgresConnection) throws {
+        _ = try connection.execute("UPDATE device_tokens SET revoked_at = now() WHERE user_id = \(userId) AND revoked_at IS NULL")
     }
 
     static let userColumns = "id, username, role, team_id, suspended, created_at"

@@ -44,11 +44,18 @@ public struct PostgresAttachmentStore: AttachmentStore {
     }
 }
 
-/// The sync store asks, inside its push transaction, which `dependsOn` ids are finalized.
-/// An id counts once any device finalized an attachment of that name.
+/// The sync store asks, inside its push transaction, which `dependsOn` ids are finalized,
+/// and for which records: an id counts only for the record its attachment was registered for.
 extension PostgresAttachmentStore: FinalizedAttachmentLookup {
-    public func finalized(among ids: [String], on connection: PostgresConnection) throws -> Set<String> {
-        try Self.finalized(among: ids, deviceId: nil, on: connection)
+    public func finalized(among ids: [String], on connection: PostgresConnection) throws -> Set<AttachmentRef> {
+        guard !ids.isEmpty else { return [] }
+        let rows = try connection.query("""
+            SELECT DISTINCT att_id, collection, record_id FROM attachments WHERE att_id = ANY(\(ids)::text[]) AND status = 'complete'
+            """)
+        return Set(try rows.map { row in
+            AttachmentRef(
+                attId: try row.decode("att_id"), record: RecordKey(collection: try row.decode("collection"), recordId: try row.decode("record_id")))
+        })
     }
 }
 

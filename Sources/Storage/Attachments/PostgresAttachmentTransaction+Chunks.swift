@@ -60,11 +60,26 @@ extension PostgresAttachmentTransaction {
 
     /// Every attachment named `attId` (one per device that chose the name), the caller's own
     /// device first, then by age, each with its record's scope keys (nil: no record yet).
-    func attachments(named attId: String, preferring deviceId: String) throws -> [(UploadSession, [ScopeKey]?)] {
+    func attachments(holding sha256: String, userId: String, visible: [ScopeKey]?, limit: Int) throws -> [(UploadSession, [ScopeKey]?)] {
+        let keys = visible.map { $0.map(\.rawValue) }
+        return try connection.query("""
+            SELECT \(unescaped: SessionRow.qualifiedColumns("a")), r.user_scope, r.team_scope, (r.record_id IS NOT NULL) AS record_exists
+            FROM attachments a LEFT JOIN records r ON r.collection = a.collection AND r.record_id = a.record_id
+            WHERE a.blob_sha256 = \(sha256) AND a.status = 'complete'
+              AND (a.user_id = \(userId) OR \(keys)::text[] IS NULL OR ARRAY[r.user_scope, r.team_scope] && \(keys)::text[])
+            ORDER BY (a.user_id = \(userId)) DESC, a.created_at, a.id
+            LIMIT \(limit)
+            """).map { row in
+            (try SessionRow.decode(row), try row.decode("record_exists", as: Bool.self) ? try RecordScope.keys(row) : nil)
+        }
+    }
+
+    func attachments(named attId: String, of record: RecordKey?, preferring deviceId: String) throws -> [(UploadSession, [ScopeKey]?)] {
         try connection.query("""
             SELECT \(unescaped: SessionRow.qualifiedColumns("a")), r.user_scope, r.team_scope, (r.record_id IS NOT NULL) AS record_exists
             FROM attachments a LEFT JOIN records r ON r.collection = a.collection AND r.record_id = a.record_id
             WHERE a.att_id = \(attId)
+              AND (\(record?.collection)::text IS NULL OR (a.collection = \(record?.collection) AND a.record_id = \(record?.recordId)))
             ORDER BY (a.device_id = \(deviceId)) DESC, a.created_at, a.id
             LIMIT 20
             """).map { row in

@@ -30,12 +30,14 @@ struct PostgresPullSnapshot: PullSnapshot {
         try connection.query("SELECT value FROM sequence_counter")[0].decode(0, as: Int64.self)
     }
 
-    func records(after position: Int64, visible: [ScopeKey]?, skipTombstonesUpTo start: Int64?, limit: Int) throws -> [PullRow] {
-        try PullRows.records(after: position, visible: visible, skipTombstonesUpTo: start, limit: limit, on: connection)
+    func records(
+        after position: Int64, visible: [ScopeKey]?, personal: [String], skipTombstonesUpTo start: Int64?, limit: Int
+    ) throws -> [PullRow] {
+        try PullRows.records(after: position, visible: visible, personal: personal, skipTombstonesUpTo: start, limit: limit, on: connection)
     }
 
-    func exits(after position: Int64, keys: [ScopeKey], limit: Int) throws -> [PullRow] {
-        try PullRows.exits(after: position, keys: keys, limit: limit, on: connection)
+    func exits(after position: Int64, keys: [ScopeKey], personal: [String], limit: Int) throws -> [PullRow] {
+        try PullRows.exits(after: position, keys: keys, personal: personal, limit: limit, on: connection)
     }
 }
 
@@ -56,9 +58,11 @@ enum PullRows {
     static let columns = "server_seq, collection, record_id, \(changeJSON)"
 
     /// Records changed after `position` that the caller sees now, ascending; tombstones made
-    /// before an initial sync began are skipped (the device never had them).
+    /// before an initial sync began are skipped (the device never had them). Records of the
+    /// `personal` collections are read through `user:` keys only.
     static func records(
-        after position: Int64, visible: [ScopeKey]?, skipTombstonesUpTo start: Int64?, limit: Int, on connection: PostgresConnection
+        after position: Int64, visible: [ScopeKey]?, personal: [String], skipTombstonesUpTo start: Int64?, limit: Int,
+        on connection: PostgresConnection
     ) throws -> [PullRow] {
         let tombstoneFloor = start ?? -1
         guard let keys = visible else {
@@ -73,11 +77,15 @@ enum PullRows {
         var sql: [String] = []
         var binds: [String?] = [String(position), String(tombstoneFloor), String(limit)]
         for key in keys {
-            let column = key.kind == .user ? "user_scope" : "team_scope"
             binds.append(key.rawValue)
+            var condition = "\(key.kind == .user ? "user_scope" : "team_scope") = $\(binds.count)"
+            if key.kind != .user, !personal.isEmpty {
+                binds.append(personal.postgresText)
+                condition += " AND collection <> ALL($\(binds.count)::text[])"
+            }
             sql.append("""
                 (SELECT \(columns) FROM records
-                 WHERE \(column) = $\(binds.count) AND server_seq > $1 AND (deleted_seq IS NULL OR deleted_seq > $2)
+                 WHERE \(condition) AND server_seq > $1 AND (deleted_seq IS NULL OR deleted_seq > $2)
                  ORDER BY server_seq LIMIT $3)
                 """)
         }
@@ -94,7 +102,9 @@ enum PullRows {
     /// A record still visible through another of the keys is left out before the limit: its own
     /// row says what changed, and counting it would crowd real exits out of the page while the
     /// records move the position past them.
-    static func exits(after position: Int64, keys: [ScopeKey], limit: Int, on connection: PostgresConnection) throws -> [PullRow] {
+    static func exits(
+        after position: Int64, keys: [ScopeKey], personal: [String], limit: Int, on connection: PostgresConnection
+    ) throws -> [PullRow] {
         guard !keys.isEmpty else { return [] }
         let keyTexts = keys.map(\.rawValue)
         return try connection.query("""
@@ -102,9 +112,11 @@ enum PullRows {
                    json_build_object('collection', e.collection, 'recordId', e.record_id, 'serverSeq', e.seq, 'type', 'remove')::text
             FROM (SELECT collection, record_id, max(seq) AS seq FROM scope_exits
                   WHERE scope_key = ANY(\(keyTexts)::text[]) AND seq > \(position)
+                    AND NOT (scope_key LIKE 'team:%' AND collection = ANY(\(personal)::text[]))
                   GROUP BY collection, record_id) e
             JOIN records r ON r.collection = e.collection AND r.record_id = e.record_id
-            WHERE NOT (ARRAY[r.user_scope, r.team_scope] && \(keyTexts)::text[])
+            WHERE NOT (CASE WHEN r.collection = ANY(\(personal)::text[]) THEN ARRAY[r.user_scope]
+                            ELSE ARRAY[r.user_scope, r.team_scope] END && \(keyTexts)::text[])
             ORDER BY e.seq LIMIT \(limit)
             """).map(decode)
     }

@@ -42,5 +42,5 @@ public final class PostgresSyncStore: SyncStore, IdempotentSyncStore {
 
 /// Which attachment uploads are finalized, read inside the caller's transaction.
 public protocol FinalizedAttachmentLookup: Sendable {
-    func finalized(among ids: [String], on connection: PostgresConnection) throws -> Set<String>
+    func finalized(among ids: [String], on connection: PostgresConnection) throws -> Set<AttachmentRef>
 }

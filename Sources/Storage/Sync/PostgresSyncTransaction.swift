@@ -66,7 +66,7 @@ final class PostgresSyncTransaction: SyncTransaction {
         return try results[1].map(RecordRow.decode)
     }
 
-    func finalizedAttachments(among ids: [String]) throws -> Set<String> {
+    func finalizedAttachments(among ids: [String]) throws -> Set<AttachmentRef> {
         try attachments.finalized(among: ids, on: connection)
     }
 

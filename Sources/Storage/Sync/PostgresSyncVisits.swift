@@ -24,12 +24,14 @@ public struct PostgresSyncVisits: SyncVisitRecorder {
         }
     }
 
-    /// The device row's bookkeeping for `visit` (the row is created if the device is new).
+    /// The device row's bookkeeping for `visit` (the row is created if the device is new); a
+    /// visit never changes who owns the device.
     static func stamp(_ visit: SyncVisit) -> PostgresQuery {
         """
         INSERT INTO devices (device_id, user_id, app_version, last_sync_at) VALUES (\(visit.deviceId), \(visit.userId), \(visit.appVersion), now())
         ON CONFLICT (device_id) DO UPDATE SET
-            user_id = excluded.user_id, app_version = coalesce(excluded.app_version, devices.app_version), last_sync_at = now()
+            user_id = COALESCE(devices.user_id, excluded.user_id), app_version = coalesce(excluded.app_version, devices.app_version),
+            last_sync_at = now()
         """
     }
 }

@@ -82,15 +82,18 @@ public struct PostgresSyncCentreStore: SyncCentreStore {
     private static let journalStart = PageCursor(["infinity", "0", ""])
 
     /// One page of a device's ops, newest first, optionally of one status: the `limit` ops
-    /// after `after` (from the newest when nil).
+    /// after `after` (from the newest when nil); for a team, only the ops its members wrote.
     /// - Throws: `PageCursor.Invalid` when `after` is not a cursor of this journal.
-    public func journal(deviceId: String, status: OpStatus?, after: PageCursor? = nil, limit: Int = 200) throws -> PageOf<JournalEntry> {
+    public func journal(
+        deviceId: String, teamId: String? = nil, status: OpStatus?, after: PageCursor? = nil, limit: Int = 200
+    ) throws -> PageOf<JournalEntry> {
         let key = try (after ?? Self.journalStart).checked([.timestamp, .integer, .text])
         let statusFilter = status?.rawValue
         let rows = try entries(
             """
             \(unescaped: Self.entryColumns)
             WHERE o.device_id = \(deviceId) AND (\(statusFilter)::text IS NULL OR o.status = \(statusFilter))
+              AND (\(teamId)::text IS NULL OR u.team_id = \(teamId))
               AND (o.received_at, o.client_seq, o.op_id) < (\(key[0])::timestamptz, \(key[1])::bigint, \(key[2]))
             ORDER BY o.received_at DESC, o.client_seq DESC, o.op_id DESC LIMIT \(limit + 1)
             """)

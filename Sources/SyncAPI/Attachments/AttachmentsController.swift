@@ -65,11 +65,25 @@ public struct AttachmentsController: Sendable {
         return try .json(FinalizeResponse(sha256: sha256))
     }
 
-    /// `GET /v1/attachments/{attId}/content`: the bytes, scope-checked, with ranges and ETag.
+    /// `GET /v1/attachments/{attId}/content[?collection=…&recordId=…]`: the bytes, scope-checked
+    /// on the attachment's record (the named one when given), with ranges and ETag.
     @Sendable func content(_ device: DeviceContext) throws -> Response {
         let attId = try Self.attId(device.request)
-        let content = try uploads.content(attId: attId, principal: try device.principal())
+        let record = try Self.record(device.request)
+        let content = try uploads.content(attId: attId, of: record, principal: try device.principal())
         return ContentResponse.make(for: content, request: device.request)
+    }
+
+    /// The record named by the `collection` and `recordId` query parameters; nil when neither is given.
+    private static func record(_ request: Request) throws -> RecordKey? {
+        let collection = request.query["collection"], recordId = request.query["recordId"]
+        if collection == nil, recordId == nil { return nil }
+        for (field, value) in [("collection", collection), ("recordId", recordId)] {
+            guard let value, DeviceIdentifier.isValid(value) else {
+                throw APIError.validationFailed(field: field, "collection and recordId go together, each 1-128 of A-Z a-z 0-9 . _ : -")
+            }
+        }
+        return RecordKey(collection: collection ?? "", recordId: recordId ?? "")
     }
 
     // MARK: - Helpers

@@ -91,6 +91,18 @@ extension APIError {
         }
     }
 
+    /// A refused device sign-in; the other account errors never reach the device API.
+    init(_ error: AccountError) {
+        switch error {
+        case .deviceIdTaken(let deviceId):
+            self.init(
+                .deviceIdTaken, "Another user signs in with this device id. An administrator can release it.",
+                details: ["deviceId": .string(deviceId)])
+        case .usernameTaken, .invalidUsername, .unknownUser:
+            self = .internalError()
+        }
+    }
+
     /// A pull cursor this server cannot resume from.
     init(_ failure: PullCursorCodec.Failure) {
         switch failure {
@@ -113,6 +125,8 @@ extension APIError {
             throw APIError(failure)
         } catch let failure as PullCursorCodec.Failure {
             throw APIError(failure)
+        } catch let error as AccountError {
+            throw APIError(error)
         }
     }
 }

@@ -71,7 +71,17 @@ enum IdempotencyKeyHeader {
         guard let key = request.headers[name]?.trimmingCharacters(in: .whitespaces), !key.isEmpty else {
             throw APIError(.idempotencyKeyRequired, "POST /v1/orders needs an Idempotency-Key header")
         }
-        guard key.utf8.count <= maxLength, key.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) else {
+        return try checked(key)
+    }
+
+    /// The key where it is optional (a push): nil when absent.
+    /// - Throws: 400 `VALIDATION_FAILED` when present but blank or malformed.
+    static func optionalValue(of request: Request) throws -> String? {
+        try request.headers[name].map { try checked($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    private static func checked(_ key: String) throws -> String {
+        guard (1...maxLength).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) else {
             throw APIError.validationFailed(field: name, "an Idempotency-Key is 1-\(maxLength) visible ASCII characters")
         }
         return key

@@ -33,8 +33,9 @@ public struct SyncGate: Sendable {
                 .upgradeRequired, "This app version can no longer sync. Update to \(floorText) or later.",
                 details: ["minimumVersion": .string(floorText)])
         }
+        // A bucket per user and device: a released device id's next owner gets a fresh one.
         if let wait = limiter.acquire(
-            identity.deviceId, perSecond: Double(current.deviceRequestsPerSecond), burst: current.deviceRequestBurst)
+            identity.user.id + "/" + identity.deviceId, perSecond: Double(current.deviceRequestsPerSecond), burst: current.deviceRequestBurst)
         {
             throw APIError(
                 .rateLimited, "Too many sync calls from this device. Retry in \(wait) seconds.", headers: ["Retry-After": String(wait)])

@@ -23,6 +23,8 @@ public struct SyncController: Sendable {
     }
 
     @Sendable func push(_ device: DeviceContext) throws -> Response {
+        // Accepted for the batch, but deduplication is per op: only its form is checked.
+        _ = try IdempotencyKeyHeader.optionalValue(of: device.request)
         let body = try device.request.decode(PushRequest.self, quickly: PushRequest.init(quickly:))
         let principal = try device.principal()
         let settings = device.settings

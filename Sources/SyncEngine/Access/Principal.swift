@@ -47,6 +47,31 @@ public struct Principal: Sendable, Hashable, Codable {
         return keys.contains(where: visible.contains)
     }
 
+    /// Collections whose records are personal: a field user sees them only through
+    /// `user:<own id>`, never through its team's key (a teammate's orders stay private).
+    /// Supervisors, dispatchers and admins see them like any other record.
+    public static let personalCollections: Set<String> = [OrderEvents.collection]
+
+    /// The scope keys through which this principal sees records of `collection`; nil means
+    /// every key.
+    public func visibleScopeKeys(in collection: String) -> Set<ScopeKey>? {
+        guard role == .field, Self.personalCollections.contains(collection) else { return visibleScopeKeys }
+        return [.user(userId)]
+    }
+
+    /// Whether a record of `collection` with `keys` is visible to this principal.
+    public func canSee(_ keys: some Sequence<ScopeKey>, in collection: String) -> Bool {
+        guard let visible = visibleScopeKeys(in: collection) else { return true }
+        return keys.contains(where: visible.contains)
+    }
+
+    /// The first scope key of `keys` outside this principal's own scope: a principal may
+    /// place a record only under keys it sees itself (nil when all are inside).
+    public func foreignScopeKey(among keys: some Sequence<ScopeKey>) -> ScopeKey? {
+        guard let visible = visibleScopeKeys else { return nil }
+        return keys.first { !visible.contains($0) }
+    }
+
     /// The scope fields a created record gets when it carries neither `assigneeId` nor `teamId`.
     public var defaultScopeFields: [String: JSONValue] {
         var fields: [String: JSONValue] = [ScopeFields.assignee: .string(userId)]

@@ -28,12 +28,14 @@ public protocol AccountStore: Sendable {
 
     func countUsers() throws -> Int
 
-    /// Suspends or reactivates a user; a suspended user's next call gets 403. Announced to
-    /// every server process, which drop their cached token grants.
+    /// Suspends or reactivates a user. Suspending revokes the user's device tokens: a
+    /// device's next call gets 403, and after reactivation it must sign in again. Announced
+    /// to every server process, which drop their cached token grants.
     /// - Throws: `AccountError.unknownUser`.
     @discardableResult
     func setSuspended(username: String, _ suspended: Bool) throws -> UserAccount
 
+    /// Replaces the password and revokes the user's device tokens (announced like a suspension).
     func setPasswordHash(userId: String, _ passwordHash: String) throws
 
     /// Ids of the members of a team (a supervisor's view of scopes).
@@ -41,13 +43,24 @@ public protocol AccountStore: Sendable {
 
     // MARK: Device tokens
 
-    /// Issues a random 256-bit token for a device; only its hash is stored.
+    /// Issues a random 256-bit token for a device; only its hash is stored. The first
+    /// sign-in with a device id makes the user its owner.
+    /// - Throws: `AccountError.deviceIdTaken` when another user owns the device id.
     func issueToken(
         userId: String, deviceId: String, platform: String?, appVersion: String?, lifetime: TimeInterval
     ) throws -> (token: String, expiresAt: Date)
 
-    /// The live grant of a token: nil when unknown, revoked or expired.
+    /// The live grant of a token: nil when unknown, revoked, expired, or when its user no
+    /// longer owns the device.
     func grant(token: String) throws -> TokenGrant?
+
+    /// Releases a device id owned by `ownerId` (see ``DeviceRelease``): its history moves to
+    /// a retired id, its tokens are revoked, and the release is audited with `actorId`.
+    /// - Returns: the retired id; nil when `ownerId` does not own `deviceId`.
+    func releaseDevice(_ deviceId: String, ownedBy ownerId: String, by actorId: String?) throws -> String?
+
+    /// The user who owns `deviceId`; nil when nobody signed in with it yet.
+    func deviceOwner(_ deviceId: String) throws -> String?
 
     /// Revokes one token; returns whether it was live. Announced like a suspension.
     @discardableResult

@@ -44,10 +44,12 @@ public struct DeviceTokenInfo: Sendable, Codable {
     public let createdAt: Date
     public let expiresAt: Date
     public let revokedAt: Date?
+    /// Whether the token's user still owns the device id (not released since).
+    public let ownsDevice: Bool
 
     public init(
         tokenId: String, userId: String, username: String, deviceId: String, platform: String?, appVersion: String?, createdAt: Date,
-        expiresAt: Date, revokedAt: Date?
+        expiresAt: Date, revokedAt: Date?, ownsDevice: Bool
     ) {
         self.tokenId = tokenId
         self.userId = userId
@@ -58,6 +60,7 @@ public struct DeviceTokenInfo: Sendable, Codable {
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.revokedAt = revokedAt
+        self.ownsDevice = ownsDevice
     }
 }
 
@@ -66,12 +69,15 @@ public enum AccountError: Error, Equatable, CustomStringConvertible {
     case usernameTaken(String)
     case invalidUsername(String)
     case unknownUser(String)
+    /// Another user owns this device id (the first to sign in with it).
+    case deviceIdTaken(String)
 
     public var description: String {
         switch self {
         case .usernameTaken(let name): "user name \"\(name)\" is already taken"
         case .invalidUsername(let name): "\"\(name)\" is not a valid user name (1-64 letters, digits, . _ -)"
         case .unknownUser(let name): "no user named \"\(name)\""
+        case .deviceIdTaken(let deviceId): "device id \"\(deviceId)\" belongs to another user"
         }
     }
 }

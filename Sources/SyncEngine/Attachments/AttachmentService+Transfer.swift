@@ -120,13 +120,14 @@ extension AttachmentService {
         return UploadState(session, receivedChunks: try store.read { try $0.chunks(of: session.id) }.map(\.index))
     }
 
-    /// The finished attachment `attId` if `principal` may read it: when its record exists,
-    /// whoever sees the record; before that, the uploading user and office roles. Among
-    /// several devices' attachments of that name the caller's own comes first, then the oldest.
+    /// The finished attachment `attId` if `principal` may read it, resolved by the record it
+    /// was registered for (only `record`'s when given): when that record exists, whoever sees
+    /// it; before that, the uploading user and office roles. Among several devices'
+    /// attachments of that name the caller's own comes first, then the oldest.
     /// - Throws: `AttachmentError.contentNotFound` (also for attachments the caller may not
     ///   read) or `.contentNotReady`.
-    public func content(attId: String, principal: Principal) throws -> AttachmentContent {
-        let candidates = try store.read { try $0.attachments(named: attId, preferring: principal.deviceId) }
+    public func content(attId: String, of record: RecordKey? = nil, principal: Principal) throws -> AttachmentContent {
+        let candidates = try store.read { try $0.attachments(named: attId, of: record, preferring: principal.deviceId) }
         guard let (session, _) = candidates.first(where: { Self.mayRead($0.0, scope: $0.1, principal: principal) }) else {
             throw AttachmentError.contentNotFound
         }
@@ -140,7 +141,7 @@ extension AttachmentService {
 
     static func mayRead(_ session: UploadSession, scope: [ScopeKey]?, principal: Principal) -> Bool {
         guard let scope else { return principal.role.isOffice || principal.userId == session.userId }
-        return principal.canSee(scope)
+        return principal.canSee(scope, in: session.declaration.collection)
     }
 
     /// The caller's session, open or complete.

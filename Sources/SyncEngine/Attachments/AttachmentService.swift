@@ -50,7 +50,8 @@ public final class AttachmentService: Sendable {
     // MARK: - Register
 
     /// Registers an upload, resumes the caller's session for the attId, or completes at once
-    /// when a blob with the declared SHA-256 exists (deduplication: nothing to upload).
+    /// when a blob with the declared SHA-256 exists that the caller may already read
+    /// (deduplication: nothing to upload).
     ///
     /// Registering again with the same file but other chunking restarts the session; an
     /// expired session is replaced by a fresh one.
@@ -101,7 +102,7 @@ public final class AttachmentService: Sendable {
         _ declaration: UploadDeclaration, by principal: Principal, limits: ServerSettings, in tx: any AttachmentTransaction
     ) throws -> (UploadState, Bool) {
         let scope = try tx.recordScope(collection: declaration.collection, recordId: declaration.recordId)
-        if let scope, !principal.canSee(scope) { throw AttachmentError.outOfScope }
+        if let scope, !principal.canSee(scope, in: declaration.collection) { throw AttachmentError.outOfScope }
         guard declaration.totalBytes <= Int64(limits.maxAttachmentBytes) else {
             throw AttachmentError.tooLarge(limit: Int64(limits.maxAttachmentBytes), perRecord: false)
         }
@@ -111,9 +112,9 @@ public final class AttachmentService: Sendable {
         guard others + declaration.totalBytes <= Int64(limits.maxAttachmentBytesPerRecord) else {
             throw AttachmentError.tooLarge(limit: Int64(limits.maxAttachmentBytesPerRecord), perRecord: true)
         }
-        if let size = try tx.blobSize(declaration.sha256) {
+        if let size = try tx.blobSize(declaration.sha256), try mayReuse(declaration.sha256, by: principal, in: tx) {
             guard size == declaration.totalBytes else {
-                throw AttachmentError.invalid(field: "totalBytes", message: "a stored file with this sha256 has \(size) bytes")
+                throw AttachmentError.invalid(field: "totalBytes", message: "totalBytes differs from the stored file with this sha256")
             }
             let session = try tx.insert(
                 declaration, deviceId: principal.deviceId, userId: principal.userId, completeWith: declaration.sha256, hours: 0)
@@ -127,6 +128,19 @@ public final class AttachmentService: Sendable {
             declaration, deviceId: principal.deviceId, userId: principal.userId, completeWith: nil, hours: limits.effectiveUploadSessionHours)
         return (UploadState(session, receivedChunks: []), false)
     }
+
+    /// Whether `principal` may have a stored blob without uploading it: only when it could
+    /// read that blob already (an attachment of it that it uploaded or may see). Anyone else
+    /// uploads the bytes, which finalize checks against the SHA-256: knowing a digest never
+    /// grants the file.
+    private func mayReuse(_ sha256: String, by principal: Principal, in tx: any AttachmentTransaction) throws -> Bool {
+        let visible = principal.visibleScopeKeys.map { $0.sorted() }
+        let holders = try tx.attachments(holding: sha256, userId: principal.userId, visible: visible, limit: Self.reuseCandidates)
+        return holders.contains { Self.mayRead($0.0, scope: $0.1, principal: principal) }
+    }
+
+    /// Attachments of a blob looked at when deciding whether a caller may reuse it.
+    static let reuseCandidates = 20
 
     // MARK: - Completion
 

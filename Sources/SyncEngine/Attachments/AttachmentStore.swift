@@ -85,9 +85,16 @@ public protocol AttachmentTransaction {
     /// Marks an open session complete and bound to its blob; its chunk records go.
     func complete(_ session: UUID, blob sha256: String) throws -> UploadSession
 
-    /// Every attachment named `attId` (one per device that chose the name), `deviceId`'s first,
-    /// then by age, each with its record's scope keys (nil: no record yet).
-    func attachments(named attId: String, preferring deviceId: String) throws -> [(UploadSession, [ScopeKey]?)]
+    /// Every attachment named `attId` (one per device that chose the name), only those
+    /// registered for `record` when given, `deviceId`'s first, then by age, each with its
+    /// record's scope keys (nil: no record yet).
+    func attachments(named attId: String, of record: RecordKey?, preferring deviceId: String) throws -> [(UploadSession, [ScopeKey]?)]
+
+    /// Finished attachments holding the blob `sha256` that `userId` uploaded or whose record
+    /// carries one of `visible` (every one when nil), the user's own first, at most `limit`,
+    /// each with its record's scope keys (nil: no record yet). A prefilter: the service
+    /// decides who may read each.
+    func attachments(holding sha256: String, userId: String, visible: [ScopeKey]?, limit: Int) throws -> [(UploadSession, [ScopeKey]?)]
 
     /// Appends live events, published when the transaction commits.
     func publish(_ events: [PendingEvent]) throws

@@ -20,6 +20,7 @@ extension Workspace {
             throw SyncError(.recordDeleted, "\(key) was deleted; only the server choice can close this conflict")
         }
         let values = try resolutionValues(conflict.entry, request, role: principal.role)
+        try checkWrite(values, to: current, by: principal)
         let seq = nextSeq()
         var record = current
         let meta = FieldMeta(seq: seq, opId: "resolve:\(id)", deviceId: principal.deviceId)
@@ -29,6 +30,27 @@ extension Workspace {
         }
         close(id, choice: request.choice, by: principal, seq: seq, record: &record)
         commit(record, before: current, seq: seq, type: current.isDeleted ? .delete : .upsert, author: principal)
+    }
+
+    /// The checks a push makes before writing (rules 4 and 7): scope before and after, the
+    /// scope values written, the collection's lock and its allowed transitions. Keeping the
+    /// server's values writes nothing, so only the scope before applies to it.
+    private func checkWrite(_ values: [String: JSONValue], to current: StoredRecord, by principal: Principal) throws(SyncError) {
+        var after = current.payload
+        for (name, value) in values { after[name] = value.isNull ? nil : value }
+        let problem = ScopeCheck.problem(
+            author: principal, collection: current.collection, before: current.scopeKeys, after: after, written: values)
+        if let problem {
+            let details = problem.field.map { ["field": JSONValue.string($0)] }
+            throw SyncError(.outOfScope, "\(current.collection)/\(current.recordId) \(problem.message)", details: details)
+        }
+        guard !values.isEmpty, let collection = schema.collections[current.collection] else { return }
+        if collection.lock?.matches(current.payload) == true {
+            throw SyncError(.recordLocked, "\(current.collection)/\(current.recordId) is locked")
+        }
+        if let violation = TransitionRule.violation(values, collection: collection, current: current) {
+            throw SyncError(.transitionNotAllowed, violation.message, details: violation.details)
+        }
     }
 
     private func resolutionValues(_ entry: ConflictEntry, _ request: ResolveRequest, role: Role) throws(SyncError) -> [String: JSONValue] {

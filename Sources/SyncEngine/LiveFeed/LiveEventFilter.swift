@@ -79,7 +79,7 @@ public enum LiveEventFilter {
 
     /// Events about one user's own things: orders and device syncs.
     static func isPersonal(_ event: EventHeader) -> Bool {
-        isOrderEvent(event.type) || event.collection == OrderEvents.collection || event.type == .deviceSynced
+        isOrderEvent(event.type) || event.collection.map(Principal.personalCollections.contains) == true || event.type == .deviceSynced
     }
 
     static func isOrderEvent(_ type: LiveEventType) -> Bool {

@@ -12,11 +12,15 @@ public protocol PullSnapshot {
     /// Records whose latest change is after `position` that a caller seeing `visible` keys
     /// (nil: every key) sees now, ascending, at most `limit`, each record once; tombstones made
     /// at or before `skipTombstonesUpTo` are left out (an initial sync never had those records).
-    func records(after position: Int64, visible: [ScopeKey]?, skipTombstonesUpTo start: Int64?, limit: Int) throws -> [PullRow]
+    /// Records of the `personal` collections count as seen only through `user:` keys.
+    func records(
+        after position: Int64, visible: [ScopeKey]?, personal: [String], skipTombstonesUpTo start: Int64?, limit: Int
+    ) throws -> [PullRow]
 
     /// The latest exit after `position` of each record from any of `keys`, for records the caller
-    /// sees through none of `keys` any more, ascending, at most `limit`.
-    func exits(after position: Int64, keys: [ScopeKey], limit: Int) throws -> [PullRow]
+    /// sees through none of `keys` any more, ascending, at most `limit`; records of the
+    /// `personal` collections count as seen only through `user:` keys.
+    func exits(after position: Int64, keys: [ScopeKey], personal: [String], limit: Int) throws -> [PullRow]
 }
 
 /// A pull candidate: a record's latest change, or its exit from one of the caller's scopes,

@@ -1,4 +1,5 @@
 public import Foundation
+import SyncProtocol
 
 /// Delta pulls (PROTOCOL.md, Pull; docs/decisions/0003): the records whose latest change is
 /// after the cursor, merged with scope exits that become `remove`, one page at a time.
@@ -42,9 +43,10 @@ public struct PullService: Sendable {
         let newServerSeq = try snapshot.latestSequence()
         let start = startInitialSync ? newServerSeq : initialSyncStart
         let visible = principal.visibleScopeKeys.map { $0.sorted() }
-        var rows = try snapshot.records(after: position, visible: visible, skipTombstonesUpTo: start, limit: limit + 1)
+        let personal = principal.role == .field ? Principal.personalCollections.sorted() : []
+        var rows = try snapshot.records(after: position, visible: visible, personal: personal, skipTombstonesUpTo: start, limit: limit + 1)
         if let keys = visible {
-            rows += try snapshot.exits(after: max(position, start ?? 0), keys: keys, limit: limit + 1)
+            rows += try snapshot.exits(after: max(position, start ?? 0), keys: keys, personal: personal, limit: limit + 1)
         }
         rows.sort { $0.seq < $1.seq }
         let consumed = rows.prefix(limit)

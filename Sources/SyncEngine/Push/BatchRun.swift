@@ -12,7 +12,8 @@ struct BatchRun {
 
     var workspace: Workspace
     let validator: OpValidator
-    let finalized: Set<String>
+    /// Finalized attachments named by the run's `dependsOn` lists, with their records.
+    let finalized: Set<AttachmentRef>
     var blocked: [String: Block]
 
     /// Attempts one received op and notes whether it blocks later ops of its entity.
@@ -50,7 +51,9 @@ struct BatchRun {
         } catch {
             return error.result(for: op)
         }
-        let missing = Set(op.dependsOn ?? []).subtracting(finalized).sorted()
+        let record = RecordKey(collection: op.collection, recordId: op.recordId)
+        // Only an attachment registered for this very record satisfies the dependency.
+        let missing = Set(op.dependsOn ?? []).filter { !finalized.contains(AttachmentRef(attId: $0, record: record)) }.sorted()
         guard missing.isEmpty else {
             return OpResult(
                 opId: op.opId, status: .deferred, code: .dependencyPending, message: "waiting for attachments",

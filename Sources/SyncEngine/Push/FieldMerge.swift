@@ -48,15 +48,31 @@ struct FieldMerge {
 
 /// The transition rule of rule 7: a changed value must be an allowed transition from the server's.
 enum TransitionRule {
+    /// A value `values` would set that is no allowed transition from the record's current one.
+    struct Violation {
+        let field: String
+        let from: String
+        let to: JSONValue
+
+        var message: String { "\(field) may not change from \(from) to \(to)" }
+        var details: [String: JSONValue] { ["field": .string(field), "from": .string(from), "to": to] }
+    }
+
     static func check(_ op: ValidatedOp, current: StoredRecord) throws(OpFailure) {
-        for (name, change) in op.fields.sorted(by: { $0.key < $1.key }) {
-            guard let transitions = op.collection.fields[name]?.transitions, let from = current.payload[name]?.stringValue,
-                change.new != .string(from)
-            else { continue }
-            if let to = change.new.stringValue, transitions[from]?.contains(to) == true { continue }
-            throw .conflict(
-                .transitionNotAllowed, "\(name) may not change from \(from) to \(change.new)",
-                details: ["field": .string(name), "from": .string(from), "to": change.new])
+        if let violation = violation(op.fields.mapValues(\.new), collection: op.collection, current: current) {
+            throw .conflict(.transitionNotAllowed, violation.message, details: violation.details)
         }
+    }
+
+    /// The first (by field name) value of `values` that the collection's transitions forbid.
+    static func violation(_ values: [String: JSONValue], collection: CollectionSchema, current: StoredRecord) -> Violation? {
+        for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+            guard let transitions = collection.fields[name]?.transitions, let from = current.payload[name]?.stringValue,
+                value != .string(from)
+            else { continue }
+            if let to = value.stringValue, transitions[from]?.contains(to) == true { continue }
+            return Violation(field: name, from: from, to: value)
+        }
+        return nil
     }
 }

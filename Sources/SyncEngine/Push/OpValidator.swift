@@ -95,7 +95,8 @@ struct OpValidator {
         }
     }
 
-    /// `OUT_OF_SCOPE`: the record, before and after the op, must be visible to the author.
+    /// `OUT_OF_SCOPE`: the record, before and after the op, must be visible to the author,
+    /// and the `assigneeId`/`teamId` values it writes must lie inside the author's scope.
     private func checkScope(
         _ op: PushOp, fields: [String: FieldChange], collection: CollectionSchema, author: Principal, current: StoredRecord?
     ) throws(OpFailure) {
@@ -106,9 +107,9 @@ struct OpValidator {
             case .update: current.map { $0.payload.overlaid(with: fields) }
             case .delete: nil
             }
-        let visibleBefore = current.map { author.canSee($0.scopeKeys) } ?? true
-        let visibleAfter = after.map { author.canSee(ScopeKey.keys(of: $0)) } ?? true
-        if !visibleBefore || !visibleAfter { throw .rejected(.outOfScope, "\(op.collection)/\(op.recordId) is outside your scope") }
+        let failure = ScopeCheck.problem(
+            author: author, collection: op.collection, before: current?.scopeKeys, after: after, written: fields.mapValues(\.new))
+        if let failure { throw .rejected(.outOfScope, "\(op.collection)/\(op.recordId) \(failure.message)", field: failure.field) }
     }
 
     /// `OCCURRED_AT_OUT_OF_RANGE`: more than the skew ahead of, or the window behind, the arrival time.

@@ -80,6 +80,7 @@ public struct PushProcessor: Sendable {
     ) throws -> PushOutcome {
         let device = try tx.lockDevice(deviceId)
         let stored = incoming.isEmpty ? [] : try tx.opLogEntries(deviceId: deviceId, opIds: incoming.map(\.op.opId))
+        try Self.checkWindow(incoming, highWater: device.highWater, stored: stored, window: configuration.clientSeqWindow)
         let intake = Intake(incoming: incoming, device: device, stored: stored, maxMissing: configuration.maxMissingListed)
         var run = try loadRun(for: intake.attempts, blocked: blocked, now: now, in: tx)
         var results: [String: OpResult] = [:]
@@ -102,6 +103,17 @@ public struct PushProcessor: Sendable {
         return outcome(
             incoming: incoming, intake: intake, results: results.mapValues { $0.renumbered(numbered.map) },
             newServerSeq: numbered.first.map { $0 + Int64(count) - 1 })
+    }
+
+    /// Refuses the whole push when an op not received before numbers itself more than `window`
+    /// above the device's high-water mark (the transaction rolls back: nothing is applied).
+    /// `clientSeq` is at most 2^53 and `highWater` at least 0, so the difference cannot overflow.
+    private static func checkWindow(_ incoming: [PendingOp], highWater: Int64, stored: [OpLogEntry], window: Int64) throws(SyncError) {
+        let known = Set(stored.map(\.opId))
+        for (index, pending) in incoming.enumerated() where !known.contains(pending.op.opId) && pending.op.clientSeq - highWater > window {
+            throw .validation(
+                "ops[\(index)].clientSeq", "clientSeq may be at most \(window) above the highest one received in order (\(highWater))")
+        }
     }
 
     /// Loads the records, attachment states and conflict entries the attempts touch.

@@ -5,7 +5,7 @@ extension PushRequest {
     /// `details.field` (`ops`, `deviceId`, `ops[3].opId`, …); nothing is applied when they fail.
     ///
     /// Checks: at most `maxOpsPerPush` ops; well-formed device, op, record, entity and
-    /// attachment ids; `clientSeq >= 1`; no op id or `clientSeq` twice in the request; no
+    /// attachment ids; `clientSeq` in 1...2^53; no op id or `clientSeq` twice in the request; no
     /// U+0000 in any text of an op (see ``StorableText``).
     ///
     /// - Throws: ``SyncError`` with code `VALIDATION_FAILED`.
@@ -23,7 +23,9 @@ extension PushRequest {
             if let (name, _) = ids.first(where: { !DeviceIdentifier.isValid($0.1) }) {
                 throw .validation("\(path).\(name)", "\(name) must be 1-128 characters of [A-Za-z0-9._:-]")
             }
-            guard op.clientSeq >= 1 else { throw .validation("\(path).clientSeq", "clientSeq starts at 1") }
+            guard (1...SyncConfiguration.maxClientSeq).contains(op.clientSeq) else {
+                throw .validation("\(path).clientSeq", "clientSeq must be between 1 and 2^53")
+            }
             guard opIds.insert(op.opId).inserted else { throw .validation("\(path).opId", "opId appears twice") }
             guard seqs.insert(op.clientSeq).inserted else { throw .validation("\(path).clientSeq", "clientSeq appears twice") }
             if let member = StorableText.firstUnstorable(in: op) {

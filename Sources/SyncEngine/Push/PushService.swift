@@ -28,7 +28,8 @@ public struct PushService: Sendable {
     ///     the processor's own.
     ///   - visit: the sync call to record in the push's transaction. The outcome's `newServerSeq`
     ///     is nil only when no transaction recorded it (every op failed in the rule 9 fallback).
-    /// - Throws: ``SyncError`` (`VALIDATION_FAILED`) when the request itself is invalid.
+    /// - Throws: ``SyncError`` (`VALIDATION_FAILED`) when the request itself is invalid, including
+    ///   a new op's `clientSeq` beyond the window above the device's high-water mark.
     public func push(
         _ request: PushRequest, by principal: Principal, configuration: SyncConfiguration? = nil, visit: SyncVisit? = nil
     ) throws -> PushOutcome {
@@ -40,6 +41,8 @@ public struct PushService: Sendable {
         let batch = PushBatch(principal: principal, schemaVersion: request.schemaVersion, ops: request.ops, visit: visit)
         do {
             return try store.transaction { tx in try processor.process(batch, in: tx) }
+        } catch let refusal as SyncError where refusal.code == .validationFailed {
+            throw refusal
         } catch {
             logger.warning(
                 "push transaction failed, applying its ops one at a time",

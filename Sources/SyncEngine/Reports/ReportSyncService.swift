@@ -26,7 +26,8 @@ public struct ReportSyncService: Sendable {
             throw SyncError.validation("deviceId", "deviceId does not match the authenticated device")
         }
         return try request.reports.map { report in
-            guard DeviceIdentifier.isValid(report.localId) else {
+            // The ids become a record id and an op id: both follow the id rule.
+            guard DeviceIdentifier.isValid(report.localId), report.serverId.map(DeviceIdentifier.isValid) ?? true else {
                 return ReportSyncResult(localId: report.localId, status: .rejected, errorCode: .validationFailed)
             }
             let key = RecordKey(collection: Self.collection, recordId: report.serverId ?? Self.recordId(principal.deviceId, report.localId))
@@ -52,11 +53,12 @@ public struct ReportSyncService: Sendable {
     ///
     /// **clientSeq.** The simple contract has none, so the server numbers the device's ops
     /// itself: the device row is locked first (the same lock a push takes, held to commit), and
-    /// the op gets one more than the highest sequence the device has used (its high-water or a
-    /// held op's). That keeps rule 2's gap-free order by construction. A retried report whose
-    /// op is already in the op log is answered from the log without a new number, since a new
-    /// number would change the op's fingerprint. A device must therefore use either this
-    /// endpoint or `/v1/sync/push` with its own numbering, not both.
+    /// the op gets the number just above the device's high-water mark. Every number up to that
+    /// mark has arrived, so the op is never held behind a gap (rule 2), even when a push left
+    /// ops waiting above one that never fills: those keep waiting, the reports go through. A
+    /// retried report whose op is already in the op log is answered from the log without a new
+    /// number, since a new number would change the op's fingerprint. A device must therefore
+    /// use either this endpoint or `/v1/sync/push` with its own numbering, not both.
     func runOp(
         opId: String, key: RecordKey, schemaVersion: Int, by principal: Principal, in tx: any SyncTransaction,
         make: (StoredRecord?, Int64) throws -> PushOp
@@ -64,12 +66,10 @@ public struct ReportSyncService: Sendable {
         let device = try tx.lockDevice(principal.deviceId)
         if let stored = try tx.opLogEntries(deviceId: principal.deviceId, opIds: [opId]).first { return stored.result }
         let current = try tx.lockRecords([key]).first
-        let highest = max(device.highWater, device.pending.map(\.op.clientSeq).max() ?? 0)
-        // A push may hold an op numbered Int64.max: then no number is left to give.
-        guard highest < Int64.max else {
+        guard device.highWater < SyncConfiguration.maxClientSeq else {
             throw SyncError.validation("deviceId", "this device has used every clientSeq; it cannot send reports")
         }
-        let op = try make(current, highest + 1)
+        let op = try make(current, device.highWater + 1)
         return try pushes.processor.process(PushBatch(principal: principal, schemaVersion: schemaVersion, ops: [op]), in: tx).results[0]
     }
 

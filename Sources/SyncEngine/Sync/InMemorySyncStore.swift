@@ -9,7 +9,7 @@ import SyncProtocol
 ///
 /// ```swift
 /// let store = InMemorySyncStore()
-/// store.finalizeAttachment("att-1")
+/// store.finalizeAttachment("att-1", of: RecordKey(collection: "part_usage", recordId: "p-1"))
 /// let outcome = try PushService(store: store, processor: processor, logger: logger).push(request, by: ana)
 /// let job = store.state.records[RecordKey(collection: "jobs", recordId: "job-1")]
 /// ```
@@ -26,7 +26,7 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
         public var events: [OutboxEvent] = []
         /// Recorded sync calls, oldest first.
         public var visits: [SyncVisit] = []
-        public var finalizedAttachments: Set<String> = []
+        public var finalizedAttachments: Set<AttachmentRef> = []
         /// The last reserved sequence number.
         public var sequence: Int64 = 0
 
@@ -49,7 +49,9 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
     public var state: State { gate.withLock { committedState } }
 
     /// Marks an attachment upload finalized (what Storage's finalize does).
-    public func finalizeAttachment(_ id: String) { _ = gate.withLock { committedState.finalizedAttachments.insert(id) } }
+    public func finalizeAttachment(_ id: String, of record: RecordKey) {
+        _ = gate.withLock { committedState.finalizedAttachments.insert(AttachmentRef(attId: id, record: record)) }
+    }
 
     /// Makes ``SyncTransaction/write(_:)`` throw for write sets matching `predicate` (`nil`: never).
     public func failWrites(when predicate: (@Sendable (WriteSet) -> Bool)?) { gate.withLock { failure = predicate } }
@@ -97,8 +99,8 @@ final class InMemoryTransaction: SyncTransaction, Sendable {
         state.withLock { state in keys.compactMap { state.records[$0] } }
     }
 
-    func finalizedAttachments(among ids: [String]) throws -> Set<String> {
-        state.withLock { $0.finalizedAttachments.intersection(ids) }
+    func finalizedAttachments(among ids: [String]) throws -> Set<AttachmentRef> {
+        state.withLock { $0.finalizedAttachments.filter { ids.contains($0.attId) } }
     }
 
     func conflicts(ids: [String]) throws -> [StoredConflict] {

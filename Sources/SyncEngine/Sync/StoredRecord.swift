@@ -2,6 +2,17 @@ public import SyncProtocol
 
 /// Identifies a record: `(collection, recordId)`. Sorted by collection, then id — the order in
 /// which Storage must lock records (`FOR UPDATE`) so concurrent pushes never deadlock.
+/// An attachment id together with the record it was registered for.
+public struct AttachmentRef: Hashable, Sendable {
+    public var attId: String
+    public var record: RecordKey
+
+    public init(attId: String, record: RecordKey) {
+        self.attId = attId
+        self.record = record
+    }
+}
+
 public struct RecordKey: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
     public var collection: String
     public var recordId: String

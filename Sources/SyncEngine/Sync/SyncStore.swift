@@ -39,8 +39,9 @@ public protocol SyncTransaction {
     /// sorted: `SELECT … WHERE (collection, record_id) IN (…) ORDER BY collection, record_id FOR UPDATE`.
     func lockRecords(_ keys: [RecordKey]) throws -> [StoredRecord]
 
-    /// The attachment ids among `ids` whose upload is finalized.
-    func finalizedAttachments(among ids: [String]) throws -> Set<String>
+    /// The finalized attachments named by `ids`, each with the record it was registered for
+    /// (`dependsOn` is satisfied only by an attachment of the op's own record).
+    func finalizedAttachments(among ids: [String]) throws -> Set<AttachmentRef>
 
     /// Locks and returns the conflict entries among `ids` (`FOR UPDATE`).
     func conflicts(ids: [String]) throws -> [StoredConflict]

@@ -15,9 +15,10 @@ public protocol SyncCentreStore: Sendable {
     /// How many devices run each app version (nil: not yet reported), for the team when given.
     func appVersionCounts(teamId: String?) throws -> [(version: String?, count: Int)]
 
-    /// One page of a device's ops, newest first, optionally of one status.
+    /// One page of a device's ops, newest first, optionally of one status; for a team, only
+    /// the ops its members wrote.
     /// - Throws: `PageCursor.Invalid` when `after` is not a cursor of this journal.
-    func journal(deviceId: String, status: OpStatus?, after: PageCursor?, limit: Int) throws -> PageOf<JournalEntry>
+    func journal(deviceId: String, teamId: String?, status: OpStatus?, after: PageCursor?, limit: Int) throws -> PageOf<JournalEntry>
 
     /// One page of the ops that named the record, in the order the server settled them; for a
     /// team, only when the record is in the team's scope or the op's author is a member.
@@ -30,14 +31,15 @@ public protocol SyncCentreStore: Sendable {
 }
 
 extension SyncCentreStore {
-    /// Every op of a device's journal (optionally of one status), newest first, handed to
-    /// `body` `batchSize` at a time: an export holds one batch in memory, not the whole log.
+    /// Every op of a device's journal (optionally of one status; for a team, only its
+    /// members'), newest first, handed to `body` `batchSize` at a time: an export holds one
+    /// batch in memory, not the whole log.
     public func forEachJournalBatch(
-        deviceId: String, status: OpStatus?, batchSize: Int = 1000, _ body: ([JournalEntry]) throws -> Void
+        deviceId: String, teamId: String? = nil, status: OpStatus?, batchSize: Int = 1000, _ body: ([JournalEntry]) throws -> Void
     ) throws {
         var after: PageCursor?
         repeat {
-            let page = try journal(deviceId: deviceId, status: status, after: after, limit: batchSize)
+            let page = try journal(deviceId: deviceId, teamId: teamId, status: status, after: after, limit: batchSize)
             try body(page.rows)
             after = page.next
         } while after != nil

@@ -8,8 +8,9 @@ import Templating
 /// One user's page, `GET /admin/users/{id}`, and what an administrator does there:
 /// reset the password, suspend (after confirming) and reactivate.
 ///
-/// Suspending and resetting a password sign the user out of the back-office
-/// everywhere; a suspended user's devices get 403 on their next call.
+/// Suspending and resetting a password sign the user out of the back-office everywhere and
+/// revoke the user's device tokens: after a reset the devices get 401 and sign in again; a
+/// suspended user's devices get 403, and 401 after reactivation until they sign in again.
 struct UserPages {
     let accounts: any AccountStore
     let passwords: PasswordHasher
@@ -34,10 +35,10 @@ struct UserPages {
         let notice: Notice? =
             switch context.request.query["notice"] {
             case "created": Notice(kind: .success, text: "\(user.username) can now sign in.")
-            case "password": Notice(kind: .success, text: "Password changed. \(user.username) was signed out of the back-office.")
+            case "password": Notice(kind: .success, text: "Password changed. \(user.username) was signed out of the back-office and every device.")
             case "suspended": Notice(kind: .success, text: "\(user.username) is suspended.")
             case "reactivated": Notice(kind: .success, text: "\(user.username) is active again.")
-            default: nil
+            default: DevicePages.notice(context.request.query["notice"])
             }
         return try page(user, context: context, notice: notice)
     }
@@ -59,8 +60,9 @@ struct UserPages {
         let confirmation = Confirmation(
             title: "Suspend \(user.username)?", question: "\(user.username) will be locked out until an administrator reactivates the account.",
             consequences: [
-                "Signed out of the back-office at once.",
-                "Their devices are refused on the next sync. Work already queued on them stays on the devices and is uploaded after reactivation.",
+                "Signed out of the back-office and every device at once.",
+                "Their devices are refused on the next sync and must sign in again after reactivation.",
+                "Work already queued on the devices stays there and is uploaded after that new sign-in.",
             ],
             action: Self.path(of: user) + "/suspend", confirmLabel: "Suspend \(user.username)", cancelPath: Self.path(of: user))
         return try renderer.render(confirmation.page(area: .users, session: context.session))

@@ -54,10 +54,11 @@ struct SyncCentrePages {
         let status = try Self.statusFilter(context.request.query["status"])
         if let format = context.request.query["format"], !["", "html"].contains(format) {
             guard let format = JournalExport.Format(rawValue: format) else { throw PageError.notFound }
-            return try export(format, device: device, status: status)
+            return try export(format, device: device, teamId: TeamScope(context.session).teamId, status: status)
         }
         let pager = try Pager(context.request.query)
-        let page = try store.journal(deviceId: device.deviceId, status: status, after: pager.cursor, limit: Self.pageSize)
+        let teamId = TeamScope(context.session).teamId
+        let page = try store.journal(deviceId: device.deviceId, teamId: teamId, status: status, after: pager.cursor, limit: Self.pageSize)
         let minimum = AppVersion(try settings.current().minSupportedAppVersion)
         let base = Self.devicePath(device.deviceId)
         let filter = status.map { [("status", $0.rawValue)] } ?? []
@@ -100,10 +101,11 @@ struct SyncCentrePages {
 
     // MARK: - Helpers
 
-    /// The whole journal (every page) as a download; one batch of ops is read at a time.
-    private func export(_ format: JournalExport.Format, device: DeviceSyncSummary, status: OpStatus?) throws -> Response {
+    /// The whole journal (every page; for a team, only its members' ops) as a download; one
+    /// batch of ops is read at a time.
+    private func export(_ format: JournalExport.Format, device: DeviceSyncSummary, teamId: String?, status: OpStatus?) throws -> Response {
         var export = JournalExport(format, deviceId: device.deviceId)
-        try store.forEachJournalBatch(deviceId: device.deviceId, status: status) { batch in
+        try store.forEachJournalBatch(deviceId: device.deviceId, teamId: teamId, status: status) { batch in
             export.append(batch.map { JournalRow($0, timeZone: configuration.timeZone) })
         }
         return export.response()
