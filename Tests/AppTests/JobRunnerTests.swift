@@ -34,7 +34,8 @@ struct JobRunnerTests {
         }
         let job = BlockingJob()
         defer { job.release() }
-        let running = Task.detached { try first.run(job) }
+        // The job blocks its thread: a thread of its own, never one of the few the tests' tasks share.
+        let running = Task { try await onDedicatedThread { try first.run(job) } }
         #expect(try await eventually(within: .seconds(30)) { job.hasStarted ? true : nil } == true)
         #expect(try second.run(job) == .busy)
         #expect(try second.run(job, dueAt: Date()) == .busy)

@@ -52,7 +52,8 @@ struct WorkerCommandTests {
         let runner = Application.jobRunner(server.core)
         let job = BlockingJob(name: "retention")
         defer { job.release() }
-        let running = Task.detached { try runner.run(job) }
+        // The job blocks its thread: a thread of its own, never one of the few the tests' tasks share.
+        let running = Task { try await onDedicatedThread { try runner.run(job) } }
         #expect(try await eventually(within: .seconds(30)) { job.hasStarted ? true : nil } == true)
 
         let output = try await FieldSyncCLI.run(["worker", "--once", "--job", "retention"], environment: ["DATABASE_URL": server.databaseURL])

@@ -43,8 +43,9 @@ public struct LiveFeedFeature: Feature {
     public var jobs: [any Job] {
         [
             RetentionJob(
-                name: "live-feed-outbox", summary: "Deletes live events older than a day from the live feed's outbox.", pass: RetentionPass(store: outbox, rules: [.events]), settings: settings,
-                webSessionIdleTimeout: webSessionIdleTimeout, minutes: { $0.liveFeedOutboxJobMinutes })
+                name: "live-feed-outbox", summary: "Deletes live events older than a day from the live feed's outbox.",
+                pass: RetentionPass(store: outbox, rules: [.events]), settings: settings, webSessionIdleTimeout: webSessionIdleTimeout,
+                minutes: { $0.liveFeedOutboxJobMinutes })
         ]
     }
 }
