@@ -90,7 +90,7 @@ let package = Package(
         tests("SQLiteTests", ["SQLite"]),
         tests("FieldSyncClientTests", ["FieldSyncClient", "SQLite", "App", "AppTesting", "SyncProtocol", "SyncEngine", "Storage", "Postgres", "SyncAPI"]),
         tests("WebUITests", ["WebUI", "HTTP", "SyncEngine", "SyncProtocol", "Templating"]),
-        tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncEngine", "SyncProtocol", "WebUI", "Storage", "Postgres", "PostgresTesting", "Cryptography", "Support"]),
+        tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncEngine", "SyncProtocol", "WebUI", "Storage", "Postgres", "PostgresTesting", "Cryptography", "Support", "Worker"]),
         tests("SeedingTests", ["Seeding", "Storage", "Postgres", "PostgresTesting", "Support", "SyncEngine", "SyncProtocol"]),
         tests(
             "FieldSyncToolsTests",

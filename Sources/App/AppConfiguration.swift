@@ -45,8 +45,9 @@ public struct AppConfiguration: Sendable {
     public var tokenCacheSeconds = 2
     /// Whether `serve` also runs the background worker (`--no-worker` turns it off).
     public var runsWorker = true
-    /// Seconds between worker passes (`FIELDSYNC_WORKER_INTERVAL`).
-    public var workerInterval = 600
+    /// Seconds between the worker's looks for due jobs (`FIELDSYNC_WORKER_INTERVAL`); how
+    /// often each job runs is a setting.
+    public var workerInterval = 60
     /// Folder holding `Migrations/`, `Templates/` and `Public/` (`FIELDSYNC_RESOURCES`; found by default).
     public var resourcesDirectory: URL
     /// The most change JSON one pull page carries (`FIELDSYNC_MAX_PULL_PAGE_BYTES`), besides

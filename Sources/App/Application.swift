@@ -3,8 +3,9 @@ import HTTP
 import Storage
 public import Support
 import SyncAPI
+import SyncEngine
 import WebUI
-import Worker
+public import Worker
 
 /// The running server: the database, the features on their routes and pages, and the
 /// services that run while it serves, started in order and stopped in reverse.
@@ -59,9 +60,11 @@ public final class Application: Sendable {
             // nothing else creates the data folder.
             try FileManager.default.createDirectory(at: http.temporaryDirectory, withIntermediateDirectories: true)
             features.lazy.compactMap { $0 as? AttachmentsFeature }.first?.sweepLeftovers(temporaryDirectory: http.temporaryDirectory)
-            let server = HTTPServer(configuration: http, router: try router(core, features), logger: logger)
-            let worker = configuration.runsWorker ? [Self.worker(core, features)] : []
-            let services = ServiceGroup([core.notifications] + features.flatMap(\.services) + worker + [server], logger: logger)
+            // Built even with --no-worker: the jobs page lists its jobs (and says no worker runs here).
+            let worker = Self.worker(core, features)
+            let server = HTTPServer(configuration: http, router: try router(core, features, jobs: worker), logger: logger)
+            let workers = configuration.runsWorker ? [worker] : []
+            let services = ServiceGroup([core.notifications] + features.flatMap(\.services) + workers + [server], logger: logger)
             try services.start()
             logger.notice("FieldSync listening on http://\(configuration.host):\(server.port)")
             return Application(
@@ -75,8 +78,9 @@ public final class Application: Sendable {
         }
     }
 
-    /// The device API and the back-office, with every feature's routes and pages.
-    static func router(_ core: Core, _ features: [any Feature]) throws -> Router {
+    /// The device API and the back-office, with every feature's routes and pages, and the
+    /// jobs page of `jobs`.
+    static func router(_ core: Core, _ features: [any Feature], jobs: any JobControl) throws -> Router {
         let router = Router(logger: core.logger, failures: APIFailureRenderer())
         let api = APIRoutes(router: router, access: core.deviceAccess)
         let setup = try BackOfficePages.Setup(
@@ -88,14 +92,20 @@ public final class Application: Sendable {
             feature.routes(on: api)
             feature.pages(on: backOffice)
         }
+        backOffice.addJobsPages(control: jobs, runs: PostgresJobRunStore(database: core.database), settings: core.settings)
         return router
     }
 
     /// The background worker with every feature's jobs.
-    static func worker(_ core: Core, _ features: [any Feature]) -> Worker {
-        Worker(
-            jobs: features.flatMap(\.jobs), locks: PostgresJobLocks(database: core.database),
-            interval: .seconds(core.configuration.workerInterval), logger: core.logger)
+    public static func worker(_ core: Core, _ features: [any Feature]) -> Worker {
+        Worker(jobs: features.flatMap(\.jobs), runner: jobRunner(core), tick: .seconds(core.configuration.workerInterval), logger: core.logger)
+    }
+
+    /// Runs jobs under their locks, recording each run.
+    public static func jobRunner(_ core: Core) -> JobRunner {
+        JobRunner(
+            locks: PostgresJobLocks(database: core.database), runs: PostgresJobRunStore(database: core.database), settings: core.settings,
+            logger: core.logger)
     }
 
     /// The bound port (useful when configured as 0).

@@ -36,9 +36,11 @@ struct AttachmentExpiryTests {
         #expect(try server.column("SELECT count(*)::text FROM attachment_chunks") == ["0"])
     }
 
-    @Test("Activity keeps a session alive: each chunk moves its expiry uploadSessionHours ahead")
-    func activityExtends() async throws {
-        let server = try await AttachmentTestServer.start { $0.uploadSessionHours = 5 }
+    @Test(
+        "Activity keeps a session alive: each chunk moves its expiry uploadSessionHours ahead (a stored value below 72 counts as 72)",
+        arguments: [(100, "100"), (5, "72")])
+    func activityExtends(stored: Int, expected: String) async throws {
+        let server = try await AttachmentTestServer.start { $0.uploadSessionHours = stored }
         defer { server.stop() }
         let device = try server.device()
         let file = AttachmentUploadTests.photo
@@ -48,7 +50,7 @@ struct AttachmentExpiryTests {
         }
         #expect(try await device.put("att-1", file, chunk: 0).status == 200)
         let hours = try server.column("SELECT round(extract(epoch FROM expires_at - now()) / 3600)::text FROM attachments")
-        #expect(hours == ["5"])
+        #expect(hours == [expected])
     }
 
     @Test("Any registration sweeps other devices' expired sessions with their chunks; complete ones stay")

@@ -33,7 +33,8 @@ struct OpenAPIDocumentTests {
         let server = try await TestServer.startSync()
         defer { server.finish() }
         let resources = server.application.configuration.resourcesDirectory
-        let router = try Application.router(server.core, server.application.features)
+        let features = server.application.features
+        let router = try Application.router(server.core, features, jobs: Application.worker(server.core, features))
         let served = Set(router.routes.filter { $0.pattern.hasPrefix("/v1/") }.map { "\($0.method.rawValue) \($0.pattern)" })
 
         let data = try Data(contentsOf: resources.appendingPathComponent(OpenAPIController.documentPath))

@@ -61,8 +61,8 @@ struct OpLogCountsTests {
         #expect(state.counts == ["d1/ana/applied 2", "d1/ana/conflict 1", "d1/ana/deferred 1", "d2/bo/rejected 1"])
 
         // Retention deletes the old result.
-        let purged = try PostgresRetentionStore(database: database).purge(ServerSettings())
-        #expect(purged.opResults == 1)
+        let cutoffs = RetentionCutoffs(settings: ServerSettings(), now: Date(), webSessionIdleTimeout: 1800)
+        #expect(try PostgresRetentionStore(database: database).delete(.opResults, cutoffs, limit: 100) == 1)
         state = try countsAndTruth()
         #expect(state.counts == state.truth)
 

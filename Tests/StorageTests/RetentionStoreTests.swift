@@ -7,7 +7,7 @@ import Testing
 
 @Suite("Retention (worker job)")
 struct RetentionStoreTests {
-    @Test("Purges op results, tombstones, exits and events past their windows; keeps deferred ops and live records")
+    @Test("A pass in batches deletes op results, tombstones, exits and events past their windows, as counted; keeps deferred ops and live records")
     func purge() throws {
         let database = try StorageDatabase.migrated()
         try database.withConnection { connection in
@@ -31,9 +31,18 @@ struct RetentionStoreTests {
                 VALUES ('record.changed', '{}', '{}', now() - interval '2 days'), ('record.changed', '{}', '{}', now());
                 """)
         }
-        let report = try PostgresRetentionStore(database: database, batchSize: 1).purge(ServerSettings())
-        #expect(report.opResults == 1 && report.tombstones == 1 && report.scopeExits == 1 && report.events == 1)
-        #expect(report.idempotencyKeys == 1)
+        let pass = RetentionPass(store: PostgresRetentionStore(database: database), rules: RetentionRule.allCases, batchSize: 1)
+        let cutoffs = RetentionCutoffs(settings: ServerSettings(), now: Date(), webSessionIdleTimeout: 1800)
+        let pending = try pass.pending(cutoffs)
+        var reported: [Int] = []
+        let report = try pass.run(cutoffs) { report, total in
+            #expect(total == pending.total)
+            reported.append(report.total)
+        }
+        #expect(report == pending, "a pass deletes what counting said it would")
+        #expect(report[.opResults] == 1 && report[.tombstones] == 1 && report[.scopeExits] == 1 && report[.events] == 1)
+        #expect(report[.idempotencyKeys] == 1)
+        #expect(reported == Array(1...report.total), "progress after every batch of one")
         let left = try database.withConnection { connection in
             (
                 try connection.query("SELECT op_id FROM op_log ORDER BY op_id").map { try $0.decode(0, as: String.self) },
@@ -42,6 +51,7 @@ struct RetentionStoreTests {
         }
         #expect(left.0 == ["fresh", "old-deferred"])
         #expect(left.1 == ["alive", "gone-recently"])
-        #expect(try PostgresRetentionStore(database: database).purge(ServerSettings()).total == 0)
+        #expect(try pass.pending(cutoffs).total == 0)
+        #expect(try pass.run(cutoffs) { _, _ in Issue.record("nothing left to delete") }.total == 0)
     }
 }

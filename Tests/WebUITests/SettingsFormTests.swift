@@ -42,6 +42,7 @@ struct SettingsFormTests {
             ("minSupportedAppVersion", "two"), ("hardMinimumAppVersion", "1.x"), ("opResultRetentionDays", "29"),
             ("tombstoneRetentionDays", "10"), ("uploadSessionHours", "0"), ("localRetentionDays", "abc"),
             ("maxAttachmentBytes", "0"), ("maxOpsPerPush", "5000"), ("maxPullLimit", "501"), ("maintenanceRetryAfterSeconds", "-1"),
+            ("uploadSessionHours", "71"), ("retentionJobMinutes", "0"), ("liveFeedOutboxJobMinutes", "10081"),
         ])
     func invalidField(key: String, input: String) {
         var form = submit([key: input])
@@ -55,6 +56,16 @@ struct SettingsFormTests {
         var form = submit(["tombstoneRetentionDays": "29", "opResultRetentionDays": "30"])
         #expect(form.validated(over: ServerSettings()) == nil)
         #expect(form.errors["tombstoneRetentionDays"] == "Enter a whole number of days from 30 to 3650.")
+    }
+
+    @Test("Unfinished uploads live at least the 72 hours the protocol promises")
+    func uploadSessionFloor() {
+        var below = submit(["uploadSessionHours": "71"])
+        #expect(below.validated(over: ServerSettings()) == nil)
+        #expect(below.errors["uploadSessionHours"] == "Enter a whole number of hours from 72 to 720.")
+        var stored = ServerSettings()
+        stored.uploadSessionHours = 5
+        #expect(stored.effectiveUploadSessionHours == 72, "a value stored before the floor counts as the floor")
     }
 
     @Test("The emergency minimum may not exceed the supported minimum, and needs the acknowledgement")

@@ -1,5 +1,6 @@
 import Foundation
 import Support
+import SyncEngine
 import Synchronization
 import Worker
 
@@ -58,43 +59,80 @@ struct ServeCommand: Command {
     }
 }
 
-/// `fieldsync worker`: runs the background jobs (retention) without serving HTTP.
+/// `fieldsync worker`: runs the background jobs without serving HTTP.
 struct WorkerCommand: Command {
     let path = ["worker"]
-    let summary = "run background jobs only (retention, expired upload sessions)"
-    let valueOptions: Set<String> = ["data-dir"]
+    let summary = "run background jobs only (retention, expired upload sessions, live feed outbox)"
+    let valueOptions: Set<String> = ["data-dir", "job"]
     let flagOptions: Set<String> = ["help", "once"]
     let usage = """
-        Usage: fieldsync worker [--once] [--data-dir ./.fieldsync]
+        Usage: fieldsync worker [--once [--job NAME]] [--data-dir ./.fieldsync]
 
-        Runs the background jobs every FIELDSYNC_WORKER_INTERVAL seconds (default 600) until
-        SIGINT/SIGTERM, or a single pass with --once (for cron). Each job holds a PostgreSQL
-        advisory lock while it runs, so several workers never run the same job at once.
-        Jobs: retention — deletes op results and idempotency keys older than the op-result
-        retention (at least 30 days), tombstones and scope exits older than the tombstone
-        retention, and live events older than a day; upload-sessions — deletes upload
-        sessions inactive for longer than the upload-session window, with their chunks.
+        Runs each background job when its schedule says it is due (the "Background jobs"
+        settings: minutes between runs, counted from the latest run on any instance), looking
+        every FIELDSYNC_WORKER_INTERVAL seconds (default 60), until SIGINT/SIGTERM. With --once
+        it runs every job (or only --job NAME) at once, whatever the schedule, and exits; the
+        exit status is 1 if a job failed or another process was running it.
+        Each job holds a PostgreSQL advisory lock while it runs, so several workers (and
+        `serve`) never run the same job at once, and each run is recorded in job_runs with its
+        progress, counts and outcome. Jobs work in batches committed one by one: a run stopped
+        by a crash is marked interrupted and the next one carries on with what is left.
+
+        Jobs:
+          retention          deletes op results and idempotency keys older than the op-result
+                             retention (at least 30 days), tombstones and scope exits older than
+                             the tombstone retention, expired back-office sessions, and device
+                             tokens that expired before the op-result retention
+          upload-sessions    deletes upload sessions inactive for longer than the upload-session
+                             window (at least 72 hours), with their chunks
+          live-feed-outbox   deletes live events older than a day
 
         Options:
-          --once             one pass, then exit
+          --once             run the jobs once, now, then exit
+          --job NAME         with --once: only this job
         \(CommonHelp.dataDir)
         """
 
     func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
-        try CommandDatabase.with(arguments, environment) { core in
+        if arguments.value("job") != nil, !arguments.has("once") { throw CommandError("--job needs --once") }
+        return try CommandDatabase.with(arguments, environment) { core in
             let worker = Application.worker(core, try Application.features(core))
-            if arguments.has("once") {
-                worker.runOnce()
-            } else {
-                // Settings changed elsewhere (retention windows) reach this process too.
-                let services = ServiceGroup([core.notifications, worker], logger: core.logger)
-                let signal = ShutdownSignal()
-                try services.start()
-                signal.wait()
-                services.stop()
+            if arguments.has("once") { return try Self.once(worker, job: arguments.value("job")) }
+            // Settings changed elsewhere (retention windows, schedules) reach this process too.
+            let services = ServiceGroup([core.notifications, worker], logger: core.logger)
+            let signal = ShutdownSignal()
+            try services.start()
+            signal.wait()
+            services.stop()
+            return 0
+        }
+    }
+
+    /// Runs every job, or the named one, now; prints one line per job.
+    private static func once(_ worker: Worker, job name: String?) throws -> Int32 {
+        var selected: [any Job]?
+        if let name {
+            guard let job = worker.job(named: name) else {
+                throw CommandError("no job named \(name); jobs: \(worker.jobs.map(\.name).joined(separator: ", "))")
+            }
+            selected = [job]
+        }
+        var status: Int32 = 0
+        for (job, result) in worker.runNow(selected) {
+            switch result {
+            case .ran(let id, .succeeded): print("\(job): succeeded (run \(id))")
+            case .ran(let id, let outcome):
+                print("\(job): \(outcome.rawValue) (run \(id))")
+                status = 1
+            case .busy:
+                print("\(job): skipped, another process is running it")
+                status = 1
+            case .notDue, nil:
+                print("\(job): not run (see the log)")
+                status = 1
             }
         }
-        return 0
+        return status
     }
 }
 

@@ -17,7 +17,8 @@ public struct ReportsFeature: Feature {
         let reports = ReportSyncService(pushes: core.pushes)
         ReportsController(
             reports: reports, assignments: PostgresAssignmentReader(database: core.database),
-            photos: ReportPhotoService(reports: reports, attachments: attachments), schemaVersion: core.schema.version
+            photos: ReportPhotoService(reports: reports, attachments: attachments),
+            visits: PostgresSyncVisits(database: core.database), schemaVersion: core.schema.version
         ).register(on: api)
     }
 }

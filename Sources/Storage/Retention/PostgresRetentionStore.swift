@@ -2,47 +2,39 @@ import Foundation
 public import Postgres
 public import SyncEngine
 
-/// Retention on PostgreSQL: each rule is a `LIMIT`ed delete repeated, each batch in its own
-/// transaction, until it removes nothing.
+/// Retention on PostgreSQL: each rule is a condition on one table; a batch is a `LIMIT`ed
+/// delete of rows meeting it, in a transaction of its own.
 public struct PostgresRetentionStore: RetentionStore {
     let database: PostgresClient
-    let batchSize: Int
 
-    public init(database: PostgresClient, batchSize: Int = 5_000) {
+    public init(database: PostgresClient) {
         self.database = database
-        self.batchSize = batchSize
     }
 
-    public func purge(_ cutoffs: RetentionCutoffs) throws -> RetentionReport {
-        var report = RetentionReport()
-        report.opResults = try deleteInBatches("""
-            DELETE FROM op_log WHERE ctid IN (
-                SELECT ctid FROM op_log WHERE status <> 'deferred' AND received_at < \(cutoffs.opResults) LIMIT \(batchSize))
-            """)
-        report.tombstones = try deleteInBatches("""
-            DELETE FROM records WHERE ctid IN (
-                SELECT ctid FROM records WHERE deleted_seq IS NOT NULL AND updated_at < \(cutoffs.tombstones) LIMIT \(batchSize))
-            """)
-        report.scopeExits = try deleteInBatches("""
-            DELETE FROM scope_exits WHERE ctid IN (SELECT ctid FROM scope_exits WHERE exited_at < \(cutoffs.tombstones) LIMIT \(batchSize))
-            """)
-        report.events = try deleteInBatches("""
-            DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < \(cutoffs.events) ORDER BY id LIMIT \(batchSize))
-            """)
-        report.idempotencyKeys = try deleteInBatches("""
-            DELETE FROM idempotency_keys WHERE ctid IN (
-                SELECT ctid FROM idempotency_keys WHERE created_at < \(cutoffs.opResults) LIMIT \(batchSize))
-            """)
-        return report
+    public func count(_ rule: RetentionRule, _ cutoffs: RetentionCutoffs) throws -> Int {
+        let (table, condition) = Self.rows(rule, cutoffs)
+        let query = PostgresQuery("SELECT count(*) FROM \(table) WHERE \(condition.sql)", binds: condition.binds)
+        return try database.withConnection { Int(try $0.query(query)[0].decode(0, as: Int64.self)) }
     }
 
-    /// Repeats a `LIMIT`ed delete, each batch in its own transaction, until it removes nothing.
-    private func deleteInBatches(_ statement: PostgresQuery) throws -> Int {
-        var total = 0
-        while true {
-            let deleted = try database.withConnection { try $0.execute(statement) }
-            total += deleted
-            if deleted < batchSize { return total }
+    public func delete(_ rule: RetentionRule, _ cutoffs: RetentionCutoffs, limit: Int) throws -> Int {
+        let (table, condition) = Self.rows(rule, cutoffs)
+        let query = PostgresQuery(
+            "DELETE FROM \(table) WHERE ctid IN (SELECT ctid FROM \(table) WHERE \(condition.sql) LIMIT \(max(limit, 1)))",
+            binds: condition.binds)
+        return try database.withConnection { try $0.execute(query) }
+    }
+
+    /// The table a rule deletes from and the condition its rows meet.
+    private static func rows(_ rule: RetentionRule, _ cutoffs: RetentionCutoffs) -> (table: String, condition: PostgresQuery) {
+        switch rule {
+        case .opResults: ("op_log", "status <> 'deferred' AND received_at < \(cutoffs.opResults)")
+        case .tombstones: ("records", "deleted_seq IS NOT NULL AND updated_at < \(cutoffs.tombstones)")
+        case .scopeExits: ("scope_exits", "exited_at < \(cutoffs.tombstones)")
+        case .idempotencyKeys: ("idempotency_keys", "created_at < \(cutoffs.opResults)")
+        case .webSessions: ("web_sessions", "expires_at <= \(cutoffs.now) OR last_seen_at <= \(cutoffs.webSessionIdle)")
+        case .deviceTokens: ("device_tokens", "expires_at < \(cutoffs.opResults)")
+        case .events: ("events", "created_at < \(cutoffs.events)")
         }
     }
 }

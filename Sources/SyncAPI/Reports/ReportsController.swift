@@ -5,16 +5,27 @@ import SyncProtocol
 
 /// `POST /v1/reports/sync` and `GET /v1/assignments?since=` (PROTOCOL.md "Inspection reports"):
 /// the simple contract of report apps, on the `reports` and `assignments` collections.
+///
+/// Both calls are recorded as device syncs, like a push and a pull, so report apps appear in
+/// the sync centre and the roll-ups with their user, team and app version.
 public struct ReportsController: Sendable {
     let reports: ReportSyncService
     let assignments: any AssignmentReader
     let photos: ReportPhotoService
+    let visits: any SyncVisitRecorder
     let schemaVersion: Int
 
-    public init(reports: ReportSyncService, assignments: any AssignmentReader, photos: ReportPhotoService, schemaVersion: Int) {
+    /// The longest `appVersion` a report sync body may carry, in characters (code points).
+    static let maxAppVersionLength = 64
+
+    public init(
+        reports: ReportSyncService, assignments: any AssignmentReader, photos: ReportPhotoService, visits: any SyncVisitRecorder,
+        schemaVersion: Int
+    ) {
         self.reports = reports
         self.assignments = assignments
         self.photos = photos
+        self.visits = visits
         self.schemaVersion = schemaVersion
     }
 
@@ -32,11 +43,17 @@ public struct ReportsController: Sendable {
         let settings = device.settings
         let body = try device.request.decode(ReportSyncRequest.self)
         if let field = body.firstUnstorableMember() { throw APIError.unstorableText(field: field) }
+        if let version = body.appVersion, version.unicodeScalars.count > Self.maxAppVersionLength {
+            throw APIError.validationFailed(field: "appVersion", "appVersion must be at most \(Self.maxAppVersionLength) characters")
+        }
         // Each report is its own transaction; the push batch limit bounds one request's work.
         guard body.reports.count <= settings.maxOpsPerPush else {
             throw APIError.validationFailed(field: "reports", "at most \(settings.maxOpsPerPush) reports per request")
         }
-        let results = try reports.sync(body, by: try device.principal())
+        let principal = try device.principal()
+        let results = try reports.sync(body, by: principal)
+        // The contract's apps send their version in the body; the header, when present, wins.
+        try visits.record(SyncVisit(principal: principal, appVersion: device.appVersion ?? body.appVersion), kind: .push)
         return respond([
             "results": .array(results.map(\.jsonValue)), "minSupportedAppVersion": .string(settings.minSupportedAppVersion),
             "serverSchemaVersion": .int(Int64(schemaVersion)),
@@ -46,7 +63,9 @@ public struct ReportsController: Sendable {
     @Sendable func listAssignments(_ device: DeviceContext) throws -> Response {
         let settings = device.settings
         let since = try Self.since(device.request.query["since"])
-        let page = try assignments.assignments(for: try device.principal(), since: since, limit: settings.maxPullLimit)
+        let principal = try device.principal()
+        let page = try assignments.assignments(for: principal, since: since, limit: settings.maxPullLimit)
+        try visits.record(SyncVisit(principal: principal, appVersion: device.appVersion), kind: .pull)
         let items: [JSONValue] = page.map {
             ["assignmentId": .string($0.assignmentId), "payload": .object($0.payload), "revision": .int($0.revision)]
         }

@@ -22,7 +22,7 @@ extension AttachmentService {
     ///   - claimedSHA256: The `X-Chunk-SHA256` header, lowercase hex.
     /// - Throws: `AttachmentError` `.sessionNotFound`, `.sessionExpired`, `.invalid`, `.chunkChecksumMismatch`.
     public func storeChunk(attId: String, index: Int, body: URL, claimedSHA256: String, deviceId: String) throws {
-        let hours = try settings.current().uploadSessionHours
+        let hours = try settings.current().effectiveUploadSessionHours
         try store.transaction { tx in
             // The chunk's bytes are flushed before its record is written, and losing the record in
             // a crash only makes the session list the chunk as missing, so the device re-sends it:

@@ -68,7 +68,7 @@ public final class AttachmentService: Sendable {
             try tx.lockDevice(principal.deviceId)
             var discarded = try tx.deleteExpired(limit: Self.sweepBatch)
             if let existing = try tx.session(deviceId: principal.deviceId, attId: declaration.attId, lock: .update) {
-                if let resumed = try resume(existing, as: declaration, hours: limits.uploadSessionHours, in: tx) {
+                if let resumed = try resume(existing, as: declaration, hours: limits.effectiveUploadSessionHours, in: tx) {
                     return (resumed, discarded, false)
                 }
                 try tx.delete(existing.id)
@@ -130,7 +130,7 @@ public final class AttachmentService: Sendable {
             throw AttachmentError.tooManySessions(limit: Self.maxOpenSessionsPerUser, perUser: true)
         }
         let session = try tx.insert(
-            declaration, deviceId: principal.deviceId, userId: principal.userId, completeWith: nil, hours: limits.uploadSessionHours)
+            declaration, deviceId: principal.deviceId, userId: principal.userId, completeWith: nil, hours: limits.effectiveUploadSessionHours)
         return (UploadState(session, receivedChunks: []), false)
     }
 

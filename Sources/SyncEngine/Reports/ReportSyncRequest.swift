@@ -13,6 +13,7 @@ extension ReportSyncRequest {
     /// Where the first text the server cannot store (U+0000) sits, as `reports[2].assignmentId`
     /// (`payload` for anything inside a payload); nil when there is none.
     public func firstUnstorableMember() -> String? {
+        if let appVersion, !StorableText.isStorable(appVersion) { return "appVersion" }
         for (index, report) in reports.enumerated() {
             if !StorableText.isStorable(report.assignmentId) { return "reports[\(index)].assignmentId" }
             if let serverId = report.serverId, !StorableText.isStorable(serverId) { return "reports[\(index)].serverId" }

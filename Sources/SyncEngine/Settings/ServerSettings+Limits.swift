@@ -10,7 +10,10 @@ extension ServerSettings {
         /// At least 30 days: pull cursors live 30 days, and a device must still learn of every
         /// delete it could have missed.
         public static let tombstoneRetentionDays = 30...3650
-        public static let uploadSessionHours = 1...720
+        /// At least 72 hours: PROTOCOL.md promises devices an upload session lives that long idle.
+        public static let uploadSessionHours = 72...720
+        /// Minutes between scheduled runs of a background job: at most a week.
+        public static let jobMinutes = 1...10_080
         public static let localRetentionDays = 1...365
         /// `maxAttachmentBytes`, in whole mebibytes.
         public static let maxAttachmentMebibytes = 1...4096

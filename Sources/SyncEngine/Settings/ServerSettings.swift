@@ -31,8 +31,16 @@ public struct ServerSettings: Codable, Sendable, Equatable {
     /// Sync calls a device may make per second, sustained, and in a burst.
     public var deviceRequestsPerSecond = 20
     public var deviceRequestBurst = 60
+    /// Minutes between scheduled runs of each background job (see `JobSchedule`).
+    public var retentionJobMinutes = 60
+    public var uploadSessionsJobMinutes = 60
+    public var liveFeedOutboxJobMinutes = 10
 
     public init() {}
+
+    /// Upload-session inactivity window in force: a stored value below the floor PROTOCOL.md
+    /// promises (`Limits.uploadSessionHours`) counts as the floor.
+    public var effectiveUploadSessionHours: Int { max(uploadSessionHours, Limits.uploadSessionHours.lowerBound) }
 
     /// Reads stored keys over the defaults; unknown keys are ignored.
     public init(from decoder: any Decoder) throws {
@@ -58,5 +66,8 @@ public struct ServerSettings: Codable, Sendable, Equatable {
         deviceTokenLifetimeDays = try value(.deviceTokenLifetimeDays, defaults.deviceTokenLifetimeDays)
         deviceRequestsPerSecond = try value(.deviceRequestsPerSecond, defaults.deviceRequestsPerSecond)
         deviceRequestBurst = try value(.deviceRequestBurst, defaults.deviceRequestBurst)
+        retentionJobMinutes = try value(.retentionJobMinutes, defaults.retentionJobMinutes)
+        uploadSessionsJobMinutes = try value(.uploadSessionsJobMinutes, defaults.uploadSessionsJobMinutes)
+        liveFeedOutboxJobMinutes = try value(.liveFeedOutboxJobMinutes, defaults.liveFeedOutboxJobMinutes)
     }
 }

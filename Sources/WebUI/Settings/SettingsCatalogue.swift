@@ -78,7 +78,7 @@ enum SettingsCatalogue {
                         kind: .number(\.tombstoneRetentionDays, range: ServerSettings.Limits.tombstoneRetentionDays, unit: "days")),
                     SettingField(
                         key: "uploadSessionHours", label: "Unfinished uploads expire after",
-                        help: "Counted from the last chunk received.",
+                        help: "Counted from the last chunk received. At least 72 hours, as devices are promised.",
                         kind: .number(\.uploadSessionHours, range: ServerSettings.Limits.uploadSessionHours, unit: "hours")),
                     SettingField(
                         key: "localRetentionDays", label: "Devices keep synced data for",
@@ -102,6 +102,22 @@ enum SettingsCatalogue {
                         key: "maxPullLimit", label: "Changes per pull page",
                         help: "Devices asking for more receive this many per page.",
                         kind: .number(\.maxPullLimit, range: ServerSettings.Limits.maxPullLimit, unit: "changes")),
+                ]),
+            SettingSection(
+                title: "Background jobs", summary: "How often the worker runs each job (any instance; one at a time).",
+                fields: [
+                    SettingField(
+                        key: "retentionJobMinutes", label: "Retention runs every",
+                        help: "Deletes what the retention windows above no longer keep.",
+                        kind: .number(\.retentionJobMinutes, range: ServerSettings.Limits.jobMinutes, unit: "minutes")),
+                    SettingField(
+                        key: "uploadSessionsJobMinutes", label: "Expired uploads are removed every",
+                        help: "Unfinished uploads past their expiry, with their stored chunks.",
+                        kind: .number(\.uploadSessionsJobMinutes, range: ServerSettings.Limits.jobMinutes, unit: "minutes")),
+                    SettingField(
+                        key: "liveFeedOutboxJobMinutes", label: "Live feed outbox is pruned every",
+                        help: "Live events older than a day (the feed replays the last 5 minutes).",
+                        kind: .number(\.liveFeedOutboxJobMinutes, range: ServerSettings.Limits.jobMinutes, unit: "minutes")),
                 ]),
         ]
     }
