@@ -40,7 +40,7 @@ public struct PostgresRetentionStore: RetentionStore {
     private func deleteInBatches(_ statement: PostgresQuery) throws -> Int {
         var total = 0
         while true {
-            let deleted = try database.withConnection { try $0.execute(statement) }
+            let deleted = try database.connection { try $0.execute(statement) }
             total += deleted
             if deleted < batchSize { return total }
         }

@@ -114,6 +114,11 @@ extension APIError {
         }
     }
 
+    /// A database call that ran past its statement or lock time limit; nothing was stored.
+    init(_ busy: StoreBusy) {
+        self.init(.serverBusy, "The server is busy; retry shortly.", headers: ["Retry-After": "2"])
+    }
+
     /// A pull cursor this server cannot resume from.
     init(_ failure: PullCursorCodec.Failure) {
         switch failure {
@@ -140,6 +145,8 @@ extension APIError {
             throw APIError(full)
         } catch let error as AccountError {
             throw APIError(error)
+        } catch let busy as StoreBusy {
+            throw APIError(busy)
         }
     }
 }
