@@ -34,11 +34,12 @@ extension APIError {
         for (name, value) in failure.headers { headers[name] = value }
     }
 
-    /// A refused engine request; a request still in progress (a busy idempotency key) also
-    /// says when to retry.
+    /// A refused engine request; a request still in progress (a busy idempotency key) and a
+    /// device holding too many deferred ops also say when to retry.
     init(_ error: SyncError) {
         self.init(error.code, error.message, details: error.details ?? [:])
         if error.code == .requestInProgress { headers["Retry-After"] = "1" }
+        if error.code == .tooManyDeferred { headers["Retry-After"] = "60" }
     }
 
     /// A refused attachment call.
