@@ -53,6 +53,9 @@ public struct AppConfiguration: Sendable {
     /// The most change JSON one pull page carries (`FIELDSYNC_MAX_PULL_PAGE_BYTES`), besides
     /// the `maxPullLimit` count; a page always carries at least one change. Default 4 MiB.
     public var maxPullPageBytes = PullService.defaultMaxPageBytes
+    /// Most deferred ops one device may have held (`FIELDSYNC_MAX_DEFERRED_OPS`); a push past it
+    /// gets 429 `TOO_MANY_DEFERRED`. Default 1,000.
+    public var maxDeferredOpsPerDevice = SyncConfiguration().maxDeferredOpsPerDevice
     /// Connection limits, request deadlines and trusted proxies of the HTTP server.
     public var connections = ConnectionSettings()
     /// Password hashes verified at once (`FIELDSYNC_MAX_CONCURRENT_LOGINS`), and how failed
@@ -96,6 +99,8 @@ public struct AppConfiguration: Sendable {
         configuration.liveEvents.maxStreams = try positive(environment, "FIELDSYNC_MAX_STREAMS") ?? configuration.liveEvents.maxStreams
         configuration.connections = try ConnectionSettings.load(environment)
         configuration.maxPullPageBytes = try positive(environment, "FIELDSYNC_MAX_PULL_PAGE_BYTES") ?? configuration.maxPullPageBytes
+        configuration.maxDeferredOpsPerDevice =
+            try positive(environment, "FIELDSYNC_MAX_DEFERRED_OPS") ?? configuration.maxDeferredOpsPerDevice
         configuration.loginThrottling.concurrentHashes =
             try positive(environment, "FIELDSYNC_MAX_CONCURRENT_LOGINS") ?? configuration.loginThrottling.concurrentHashes
         configuration.runsWorker = !arguments.has("no-worker")

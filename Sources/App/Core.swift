@@ -44,7 +44,12 @@ public final class Core: Sendable {
         accounts = PostgresAccountStore(database: database)
         passwords = PasswordHasher(iterations: configuration.passwordIterations)
         syncStore = PostgresSyncStore(database: database, attachments: PostgresAttachmentStore(database: database), logger: logger)
-        pushes = PushService(store: syncStore, processor: PushProcessor(schema: schema, digest: { SHA256.hash($0).hexString }), logger: logger)
+        pushes = PushService(
+            store: syncStore,
+            processor: PushProcessor(
+                schema: schema, configuration: SyncConfiguration(maxDeferredOpsPerDevice: configuration.maxDeferredOpsPerDevice),
+                digest: { SHA256.hash($0).hexString }),
+            logger: logger)
         changes = ServerChangeService(store: syncStore, schema: schema)
         authenticator = Authenticator(accounts: accounts, cacheLifetime: Double(configuration.tokenCacheSeconds))
         principals = PrincipalResolver(accounts: accounts)

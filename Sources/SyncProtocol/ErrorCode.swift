@@ -158,6 +158,9 @@ extension ErrorCode {
     public static let attachmentMismatch = ErrorCode(rawValue: "ATTACHMENT_MISMATCH")
     /// 429: the device already has the maximum number of unfinished uploads.
     public static let tooManyUploads = ErrorCode(rawValue: "TOO_MANY_UPLOADS")
+    /// 429: a push would leave its device holding more deferred ops than the server keeps;
+    /// nothing of the push was stored. `details.limit` and `details.deferred` give the figures.
+    public static let tooManyDeferred = ErrorCode(rawValue: "TOO_MANY_DEFERRED")
     /// 409: the attachment's content was asked for before its upload was finalized.
     public static let uploadIncomplete = ErrorCode(rawValue: "UPLOAD_INCOMPLETE")
     /// 416: a `Range` header starting beyond the end of the content.
@@ -182,7 +185,7 @@ extension ErrorCode {
         .orderNotSubmitted: 409,
         .cursorInvalid: 400, .cursorExpired: 410, .attachmentTooLarge: 413, .chunkChecksumMismatch: 422,
         .chunksMissing: 409, .fileChecksumMismatch: 422, .uploadExpired: 410, .attachmentMismatch: 409,
-        .tooManyUploads: 429, .uploadIncomplete: 409, .rangeNotSatisfiable: 416,
+        .tooManyUploads: 429, .tooManyDeferred: 429, .uploadIncomplete: 409, .rangeNotSatisfiable: 416,
     ]
 
     /// Every code the catalogue declares.

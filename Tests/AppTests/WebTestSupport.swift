@@ -169,7 +169,27 @@ final class Browser {
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
-        return WebResponse(status: status, headers: headers, body: String(text[split.upperBound...]))
+        let bodyStart = raw.startIndex + text[..<split.upperBound].utf8.count
+        let chunked = headers.contains { $0.name.lowercased() == "transfer-encoding" && $0.value.lowercased() == "chunked" }
+        let body = chunked ? try dechunk(raw[bodyStart...]) : raw[bodyStart...]
+        return WebResponse(status: status, headers: headers, body: String(decoding: body, as: UTF8.self))
+    }
+
+    /// A chunked body (RFC 9112 §7.1) joined back together.
+    private static func dechunk(_ raw: Data.SubSequence) throws -> Data {
+        var rest = raw
+        var body = Data()
+        let crlf = Data("\r\n".utf8)
+        while true {
+            let sizeEnd = try #require(rest.range(of: crlf), "no chunk size line")
+            let sizeLine = String(decoding: rest[..<sizeEnd.lowerBound], as: UTF8.self)
+            let size = try #require(Int(sizeLine.split(separator: ";")[0], radix: 16), "bad chunk size")
+            if size == 0 { return body }
+            let start = sizeEnd.upperBound
+            try #require(rest.distance(from: start, to: rest.endIndex) >= size + 2, "chunk shorter than its size")
+            body.append(rest[start..<start + size])
+            rest = rest[(start + size + 2)...]
+        }
     }
 
     private static func escape(_ text: String) -> String {

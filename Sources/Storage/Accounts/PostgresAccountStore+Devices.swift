@@ -12,7 +12,7 @@ extension PostgresAccountStore {
     /// - Returns: the retired id; nil when `ownerId` does not own `deviceId`.
     public func releaseDevice(_ deviceId: String, ownedBy ownerId: String, by actorId: String?) throws -> String? {
         let retired = DeviceRelease.retiredId(deviceId, suffix: SecureRandom.bytes(4).hexString)
-        return try database.withTransaction { connection in
+        return try database.transaction { connection in
             let owned = try connection.query("""
                 SELECT 1 FROM devices WHERE device_id = \(deviceId) AND user_id = \(ownerId) FOR UPDATE
                 """)
@@ -36,7 +36,7 @@ extension PostgresAccountStore {
 
     /// The user who owns `deviceId`; nil when nobody signed in with it yet.
     public func deviceOwner(_ deviceId: String) throws -> String? {
-        try database.withConnection { connection in
+        try database.connection { connection in
             try connection.query("SELECT user_id FROM devices WHERE device_id = \(deviceId)").first?.decode("user_id", as: String?.self)
         }
     }

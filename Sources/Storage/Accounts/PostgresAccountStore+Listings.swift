@@ -18,7 +18,7 @@ extension PostgresAccountStore {
     /// - Throws: `PageCursor.Invalid` when `after` is not a cursor of this list.
     public func users(devicesLiveAt now: Date, after: PageCursor? = nil, limit: Int = 100) throws -> PageOf<ListedUser> {
         let key = try (after ?? Self.firstUser).checked([.text, .text])
-        let rows = try database.withConnection { connection in
+        let rows = try database.connection { connection in
             try connection.query(
                 """
                 SELECT \(unescaped: Self.userColumns), lower(username) AS sort_name,
@@ -57,7 +57,7 @@ extension PostgresAccountStore {
 
     /// How many tokens there are, and how many of them are live at `now`.
     public func tokenCounts(liveAt now: Date) throws -> TokenCounts {
-        let row = try database.withConnection { connection in
+        let row = try database.connection { connection in
             try connection.query(
                 """
                 SELECT count(*) FILTER (WHERE revoked_at IS NULL AND expires_at > \(now)) AS live, count(*) AS all_tokens FROM device_tokens
@@ -93,7 +93,7 @@ extension PostgresAccountStore {
 
     /// The tokens `query` (a `tokenListing` with its conditions) finds, with their sort keys' timestamps.
     private func tokenRows(_ query: PostgresQuery) throws -> [(token: DeviceTokenInfo, key: String)] {
-        let rows = try database.withConnection { try $0.query(query) }
+        let rows = try database.connection { try $0.query(query) }
         return try rows.map { row in
             let token = DeviceTokenInfo(
                 tokenId: try row.decode("token_id"), userId: try row.decode("user_id"),

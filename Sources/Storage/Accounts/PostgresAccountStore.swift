@@ -20,7 +20,7 @@ public final class PostgresAccountStore: AccountStore {
         guard UserAccount.isValidUsername(username) else { throw AccountError.invalidUsername(username) }
         let id = "u-" + SecureRandom.bytes(8).hexString
         do {
-            return try database.withTransaction { connection in
+            return try database.transaction { connection in
                 if let teamId {
                     try connection.execute("INSERT INTO teams (id) VALUES (\(teamId)) ON CONFLICT DO NOTHING")
                 }
@@ -38,7 +38,7 @@ public final class PostgresAccountStore: AccountStore {
 
     /// The user and stored password hash for a login name, matched case-insensitively.
     public func credentials(username: String) throws -> (user: UserAccount, passwordHash: String)? {
-        let rows = try database.withConnection { connection in
+        let rows = try database.connection { connection in
             try connection.query("""
                 SELECT \(unescaped: Self.userColumns), password_hash FROM users WHERE lower(username) = lower(\(username))
                 """)
@@ -48,7 +48,7 @@ public final class PostgresAccountStore: AccountStore {
     }
 
     public func user(id: String) throws -> UserAccount? {
-        let rows = try database.withConnection { connection in
+        let rows = try database.connection { connection in
             try connection.query("SELECT \(unescaped: Self.userColumns) FROM users WHERE id = \(id)")
         }
         return try rows.first.map(Self.decodeUser)
@@ -57,14 +57,14 @@ public final class PostgresAccountStore: AccountStore {
     /// Every user, ordered by user name: the command line's listing (the back-office pages
     /// through `users(devicesLiveAt:after:limit:)`).
     public func listUsers() throws -> [UserAccount] {
-        let rows = try database.withConnection { connection in
+        let rows = try database.connection { connection in
             try connection.query("SELECT \(unescaped: Self.userColumns) FROM users ORDER BY lower(username)")
         }
         return try rows.map(Self.decodeUser)
     }
 
     public func countUsers() throws -> Int {
-        try database.withConnection { connection in
+        try database.connection { connection in
             try connection.query("SELECT count(*) AS n FROM users")[0].decode("n", as: Int.self)
         }
     }
@@ -73,7 +73,7 @@ public final class PostgresAccountStore: AccountStore {
     /// a device gets 403 until reactivation and must sign in again after it.
     @discardableResult
     public func setSuspended(username: String, _ suspended: Bool) throws -> UserAccount {
-        let rows = try database.withTransaction { connection in
+        let rows = try database.transaction { connection in
             try Self.announceChange(connection)
             let rows = try connection.query("""
                 UPDATE users SET suspended = \(suspended) WHERE lower(username) = lower(\(username))
@@ -88,7 +88,7 @@ public final class PostgresAccountStore: AccountStore {
 
     /// Replaces the password hash and revokes the user's device tokens in one transaction.
     public func setPasswordHash(userId: String, _ passwordHash: String) throws {
-        try database.withTransaction { connection in
+        try database.transaction { connection in
             try Self.announceChange(connection)
             _ = try connection.execute("UPDATE users SET password_hash = \(passwordHash) WHERE id = \(userId)")
             try Self.revokeTokens(userId: userId, connection)
@@ -97,7 +97,7 @@ public final class PostgresAccountStore: AccountStore {
 
     /// Ids of the members of a team (a supervisor's view of scopes).
     public func memberIds(teamId: String) throws -> [String] {
-        try database.withConnection { connection in
+        try database.connection { connection in
             try connection.query("SELECT id FROM users WHERE team_id = \(teamId) ORDER BY id").map {
                 try $0.decode("id", as: String.self)
             }
@@ -114,7 +114,7 @@ public final class PostgresAccountStore: AccountStore {
     ) throws -> (token: String, expiresAt: Date) {
         let token = SecureRandom.token()
         let expiresAt = Date(timeIntervalSinceNow: lifetime)
-        try database.withTransaction { connection in
+        try database.transaction { connection in
             // The upsert locks an existing row, so two first sign-ins cannot both claim it.
             let owner = try connection.query("""
                 INSERT INTO devices (device_id, user_id, platform, app_version) VALUES (\(deviceId), \(userId), \(platform), \(appVersion))
@@ -134,7 +134,7 @@ public final class PostgresAccountStore: AccountStore {
     /// owns the device. A suspended user's revoked token still has its grant, so the device
     /// learns of the suspension (403) rather than of a sign-out.
     public func grant(token: String) throws -> TokenGrant? {
-        let rows = try database.withConnection { connection in
+        let rows = try database.connection { connection in
             try connection.query("""
                 SELECT u.id, u.username, u.role, u.team_id, u.suspended, u.created_at, t.device_id, t.expires_at
                 FROM device_tokens t JOIN users u ON u.id = t.user_id
@@ -157,7 +157,7 @@ public final class PostgresAccountStore: AccountStore {
     @discardableResult
     public func revoke(tokenId: String) throws -> Bool {
         guard let hash = Data(hexString: tokenId) else { return false }
-        return try database.withTransaction { connection in
+        return try database.transaction { connection in
             try Self.announceChange(connection)
             return try connection.execute("""
                 UPDATE device_tokens SET revoked_at = now() WHERE token_hash = \(hash) AND revoked_at IS NULL

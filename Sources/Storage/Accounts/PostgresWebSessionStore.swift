@@ -23,7 +23,7 @@ public final class PostgresWebSessionStore: WebSessionStore {
     /// Starts a session and returns its id (the cookie value), shown nowhere else.
     public func create(userId: String, now: Date, expiresAt: Date) throws -> String {
         let id = SecureRandom.token()
-        try database.withConnection { connection in
+        try database.connection { connection in
             _ = try connection.execute(
                 """
                 INSERT INTO web_sessions (id_hash, user_id, created_at, last_seen_at, expires_at)
@@ -36,7 +36,7 @@ public final class PostgresWebSessionStore: WebSessionStore {
     /// Finds a live session and records the activity: nil when the id is unknown, the
     /// session ended at its absolute expiry, or it was last seen at or before `idleCutoff`.
     public func touch(id: String, now: Date, idleCutoff: Date) throws -> WebSessionRecord? {
-        let rows = try database.withConnection { connection in
+        let rows = try database.connection { connection in
             try connection.query(
                 """
                 UPDATE web_sessions SET last_seen_at = \(now)
@@ -49,7 +49,7 @@ public final class PostgresWebSessionStore: WebSessionStore {
 
     /// Finds a live session like ``touch(id:now:idleCutoff:)`` but without recording activity.
     public func find(id: String, now: Date, idleCutoff: Date) throws -> WebSessionRecord? {
-        let rows = try database.withConnection { connection in
+        let rows = try database.connection { connection in
             try connection.query(
                 """
                 SELECT user_id, created_at, expires_at FROM web_sessions
@@ -65,7 +65,7 @@ public final class PostgresWebSessionStore: WebSessionStore {
 
     /// Ends one session (sign-out); unknown ids are ignored.
     public func delete(id: String) throws {
-        try database.withConnection { connection in
+        try database.connection { connection in
             _ = try connection.execute("DELETE FROM web_sessions WHERE id_hash = \(Self.hash(id))")
         }
     }
@@ -73,7 +73,7 @@ public final class PostgresWebSessionStore: WebSessionStore {
     /// Ends every session of a user (suspension, password reset); returns how many.
     @discardableResult
     public func deleteAll(userId: String) throws -> Int {
-        try database.withConnection { connection in
+        try database.connection { connection in
             try connection.execute("DELETE FROM web_sessions WHERE user_id = \(userId)")
         }
     }
@@ -81,7 +81,7 @@ public final class PostgresWebSessionStore: WebSessionStore {
     /// Removes sessions that can no longer be used; returns how many.
     @discardableResult
     public func purgeExpired(now: Date, idleCutoff: Date) throws -> Int {
-        try database.withConnection { connection in
+        try database.connection { connection in
             try connection.execute("DELETE FROM web_sessions WHERE expires_at <= \(now) OR last_seen_at <= \(idleCutoff)")
         }
     }

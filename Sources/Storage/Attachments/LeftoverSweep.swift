@@ -79,7 +79,7 @@ public struct LeftoverSweep: Sendable {
         let sessions = Self.fileNames(in: root).filter { UUID(uuidString: $0) != nil }
         var removed = 0
         for batch in Self.batches(sessions) {
-            let open = try database.withConnection { connection in
+            let open = try database.connection { connection in
                 try connection.query("""
                     SELECT id::text AS id FROM attachments WHERE id::text = ANY(\(batch)::text[]) AND status = 'uploading'
                     """).map { try $0.decode("id", as: String.self) }
@@ -112,7 +112,7 @@ public struct LeftoverSweep: Sendable {
         var unreferenced = 0
         for batch in Self.batches(candidates) {
             let digests = batch.map(\.lastPathComponent)
-            let stored = try database.withConnection { connection in
+            let stored = try database.connection { connection in
                 try Set(
                     connection.query("SELECT sha256 FROM blobs WHERE sha256 = ANY(\(digests)::text[])").map {
                         try $0.decode("sha256", as: String.self)

@@ -17,18 +17,18 @@ public struct PostgresAttachmentStore: AttachmentStore {
     }
 
     public func transaction<T>(_ body: (any AttachmentTransaction) throws -> T) throws -> T {
-        try database.withTransaction { try body(PostgresAttachmentTransaction(connection: $0)) }
+        try database.transaction { try body(PostgresAttachmentTransaction(connection: $0)) }
     }
 
     /// Runs read-only `body` on a pooled connection, without transaction round trips.
     public func read<T>(_ body: (any AttachmentTransaction) throws -> T) throws -> T {
-        try database.withConnection { try body(PostgresAttachmentTransaction(connection: $0)) }
+        try database.connection { try body(PostgresAttachmentTransaction(connection: $0)) }
     }
 
     /// The attachment ids among `ids` that are finalized: uploaded by `deviceId`, or by any
     /// device when `deviceId` is nil.
     public func finalized(among ids: [String], deviceId: String?) throws -> Set<String> {
-        try database.withConnection { try Self.finalized(among: ids, deviceId: deviceId, on: $0) }
+        try database.connection { try Self.finalized(among: ids, deviceId: deviceId, on: $0) }
     }
 
     /// The same, on a connection the caller holds, e.g. inside the sync store's push

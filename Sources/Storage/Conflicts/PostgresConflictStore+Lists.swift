@@ -8,7 +8,7 @@ extension PostgresConflictStore {
     /// a supervisor its team's, dispatchers and admins all.
     public func list(for principal: Principal, state: ConflictState?, limit: Int = 500) throws -> [ConflictEntry] {
         let stateFilter = state?.rawValue
-        let rows = try database.withConnection { connection -> [PostgresRow] in
+        let rows = try database.connection { connection -> [PostgresRow] in
             switch principal.role {
             case .dispatcher, .admin:
                 return try connection.query("""

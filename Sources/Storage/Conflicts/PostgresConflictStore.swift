@@ -31,7 +31,7 @@ public struct PostgresConflictStore: ConflictStore {
     /// - Throws: `PageCursor.Invalid` when `after` is not a cursor of this list.
     public func openConflicts(collection: String?, teamId: String?, after: PageCursor? = nil, limit: Int = 100) throws -> OpenConflicts {
         let key = try (after ?? Self.start).checked([.timestamp, .text])
-        return try database.withConnection { connection in
+        return try database.connection { connection in
             // The page and the facets in one round trip.
             let results = try connection.pipeline([
                 """
@@ -69,7 +69,7 @@ public struct PostgresConflictStore: ConflictStore {
 
     /// One conflict, open or resolved, with its author's and resolver's names; nil when unknown.
     public func conflict(id: String) throws -> NamedConflict? {
-        let rows = try database.withConnection { connection in
+        let rows = try database.connection { connection in
             try connection.query(
                 """
                 SELECT c.entry::text, a.username, a.team_id, r.username, \(unescaped: Self.recordTeam)

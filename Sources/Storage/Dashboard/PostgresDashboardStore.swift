@@ -21,7 +21,7 @@ public final class PostgresDashboardStore: DashboardStore {
         // Each subquery filters on the team only when one is given (a NULL bind disables it).
         // Records and conflicts carry scope keys (`team:<id>`), users the bare team id.
         let teamKey = teamId.map { ScopeKey.team($0).rawValue }
-        let rows = try database.withConnection { connection in
+        let rows = try database.connection { connection in
             try connection.query(
                 """
                 SELECT

@@ -10,6 +10,6 @@ public struct PostgresHealthProbe: HealthProbe {
     }
 
     public func databaseAnswers() -> Bool {
-        (try? database.withConnection { try $0.query("SELECT 1") }) != nil
+        (try? database.connection { try $0.query("SELECT 1") }) != nil
     }
 }

@@ -11,7 +11,7 @@ public struct PostgresJobLocks: JobLocks {
     }
 
     public func whileHolding<T>(_ name: String, _ body: () throws -> T) throws -> T? {
-        try database.withConnection { connection in
+        try database.connection { connection in
             let key = "fieldsync.job.\(name)"
             guard try connection.query("SELECT pg_try_advisory_lock(hashtext(\(key)))")[0].decode(0, as: Bool.self) else { return nil }
             defer { _ = try? connection.query("SELECT pg_advisory_unlock(hashtext(\(key)))") }

@@ -12,7 +12,7 @@ public struct PostgresJobRunStore: JobRunStore {
     }
 
     public func begin(job: String, requestedBy: String?) throws -> Int64 {
-        try database.withTransaction { connection in
+        try database.transaction { connection in
             _ = try connection.execute("""
                 UPDATE job_runs SET outcome = 'interrupted', finished_at = now() WHERE job = \(job) AND outcome = 'running'
                 """)
@@ -24,7 +24,7 @@ public struct PostgresJobRunStore: JobRunStore {
 
     public func progress(_ run: Int64, done: Int, total: Int?, counts: [String: Int]) throws {
         let counts = try PostgresJSON(encoding: counts)
-        _ = try database.withConnection { connection in
+        _ = try database.connection { connection in
             try connection.execute("""
                 UPDATE job_runs SET done = \(Int64(done)), total = \(total.map(Int64.init)), counts = \(counts)
                 WHERE id = \(run) AND outcome = 'running'
@@ -34,7 +34,7 @@ public struct PostgresJobRunStore: JobRunStore {
 
     public func finish(_ run: Int64, outcome: JobRun.Outcome, counts: [String: Int], error: String?) throws {
         let counts = try PostgresJSON(encoding: counts)
-        _ = try database.withConnection { connection in
+        _ = try database.connection { connection in
             try connection.execute("""
                 UPDATE job_runs SET outcome = \(outcome.rawValue), finished_at = now(), counts = \(counts), error = \(error)
                 WHERE id = \(run)
@@ -43,13 +43,13 @@ public struct PostgresJobRunStore: JobRunStore {
     }
 
     public func lastStart(job: String) throws -> Date? {
-        try database.withConnection { connection in
+        try database.connection { connection in
             try connection.query("SELECT max(started_at) FROM job_runs WHERE job = \(job)")[0].decode(0, as: Date?.self)
         }
     }
 
     public func recent(job: String, limit: Int) throws -> [JobRun] {
-        try database.withConnection { connection in
+        try database.connection { connection in
             try connection.query("""
                 SELECT r.id, r.job, r.requested_by, u.username, r.started_at, r.finished_at, r.outcome, r.counts, r.done, r.total, r.error
                 FROM job_runs r LEFT JOIN users u ON u.id = r.requested_by

@@ -15,13 +15,13 @@ public struct PostgresOutboxReader: OutboxReader {
     }
 
     public func latestId() throws -> Int64 {
-        try database.withConnection { connection in
+        try database.connection { connection in
             try connection.query("SELECT coalesce(max(id), 0) FROM events")[0].decode(0, as: Int64.self)
         }
     }
 
     public func entries(after: Int64, through: Int64 = .max, limit: Int) throws -> [OutboxEntry] {
-        try database.withConnection { connection in
+        try database.connection { connection in
             try connection.query("""
                 SELECT id, type, data::text, audience, data->>'collection' FROM events
                 WHERE id > \(after) AND id <= \(through) ORDER BY id LIMIT \(limit)
@@ -35,7 +35,7 @@ public struct PostgresOutboxReader: OutboxReader {
 
     /// The outbox around `lastEventId`, in one statement.
     public func position(after lastEventId: Int64) throws -> OutboxPosition {
-        try database.withConnection { connection in
+        try database.connection { connection in
             // events_id_seq is the sequence behind events.id (bigserial). Reading it shows every
             // nextval of every session, committed or not; before the first one it is not "called".
             let row = try connection.query("""

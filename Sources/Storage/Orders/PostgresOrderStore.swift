@@ -29,7 +29,7 @@ public struct PostgresOrderStore: OrderStore {
     /// - Throws: `PageCursor.Invalid` when `after` is not a cursor of this list.
     public func orders(status: OrderStatus, after: PageCursor? = nil, limit: Int = 100) throws -> PageOf<QueuedOrder> {
         let key = try (after ?? Self.start).checked([.timestamp, .text])
-        let rows = try database.withConnection { connection in
+        let rows = try database.connection { connection in
             try connection.query(
                 """
                 \(unescaped: Self.orders) AND payload->>'status' = \(status.rawValue)
@@ -43,7 +43,7 @@ public struct PostgresOrderStore: OrderStore {
 
     /// How many orders are in each status.
     public func counts() throws -> [OrderStatus: Int] {
-        let rows = try database.withConnection { connection in
+        let rows = try database.connection { connection in
             try connection.query(
                 "SELECT payload->>'status', count(*) FROM records WHERE collection = 'orders' AND deleted_seq IS NULL GROUP BY 1")
         }
@@ -57,7 +57,7 @@ public struct PostgresOrderStore: OrderStore {
 
     /// One order; nil when there is none with this id.
     public func order(id: String) throws -> QueuedOrder? {
-        let rows = try database.withConnection { connection in
+        let rows = try database.connection { connection in
             try connection.query("\(unescaped: Self.orders) AND record_id = \(id)")
         }
         return try rows.first.map(Self.decode)

@@ -13,7 +13,7 @@ public struct PostgresPullReader: PullReader {
     }
 
     public func snapshot<T>(_ body: (any PullSnapshot) throws -> T) throws -> T {
-        try database.withTransaction { connection in
+        try database.transaction { connection in
             // One snapshot for the counter, the records and the exits. Queued, so it travels with
             // `BEGIN` and the counter read instead of costing a round trip of its own.
             try connection.enqueue(["SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"])

@@ -15,7 +15,7 @@ public struct PostgresAssignmentReader: AssignmentReader {
     public func assignments(for principal: Principal, since: Int64, limit: Int) throws -> [CachedAssignment] {
         let everything = principal.visibleScopeKeys == nil
         let keys = (principal.visibleScopeKeys ?? []).map(\.rawValue).sorted()
-        return try database.withConnection { connection in
+        return try database.connection { connection in
             try connection.query("""
                 SELECT record_id, payload::text, server_seq FROM records
                 WHERE collection = 'assignments' AND server_seq > \(since) AND deleted_seq IS NULL

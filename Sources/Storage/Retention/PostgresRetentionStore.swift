@@ -14,7 +14,7 @@ public struct PostgresRetentionStore: RetentionStore {
     public func count(_ rule: RetentionRule, _ cutoffs: RetentionCutoffs) throws -> Int {
         let (table, condition) = Self.rows(rule, cutoffs)
         let query = PostgresQuery("SELECT count(*) FROM \(table) WHERE \(condition.sql)", binds: condition.binds)
-        return try database.withConnection { Int(try $0.query(query)[0].decode(0, as: Int64.self)) }
+        return try database.connection { Int(try $0.query(query)[0].decode(0, as: Int64.self)) }
     }
 
     public func delete(_ rule: RetentionRule, _ cutoffs: RetentionCutoffs, limit: Int) throws -> Int {
@@ -22,7 +22,7 @@ public struct PostgresRetentionStore: RetentionStore {
         let query = PostgresQuery(
             "DELETE FROM \(table) WHERE ctid IN (SELECT ctid FROM \(table) WHERE \(condition.sql) LIMIT \(max(limit, 1)))",
             binds: condition.binds)
-        return try database.withConnection { try $0.execute(query) }
+        return try database.connection { try $0.execute(query) }
     }
 
     /// The table a rule deletes from and the condition its rows meet.

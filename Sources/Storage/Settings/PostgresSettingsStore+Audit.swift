@@ -6,7 +6,7 @@ extension PostgresSettingsStore {
     /// The most recent settings changes, newest first.
     /// - Parameter limit: How many entries to return at most.
     public func auditTrail(limit: Int = 50) throws -> [SettingAuditEntry] {
-        let rows = try database.withConnection { connection in
+        let rows = try database.connection { connection in
             try connection.query(
                 """
                 SELECT a.changed_at, a.changed_by, u.username, a.key, a.old_value::text AS old_value, a.new_value::text AS new_value

@@ -37,7 +37,7 @@ public final class PostgresSettingsStore: SettingsStore {
     ///   - userId: Who made the change (nil for the command line), recorded in the audit.
     @discardableResult
     public func update(_ settings: ServerSettings, by userId: String?) throws -> [SettingChange] {
-        let changes = try database.withTransaction { connection in
+        let changes = try database.transaction { connection in
             try update(settings, by: userId, on: connection)
         }
         invalidate()
@@ -95,7 +95,7 @@ public final class PostgresSettingsStore: SettingsStore {
     public static let changeChannel = "fieldsync_settings"
 
     private func load() throws -> ServerSettings {
-        try database.withConnection { try Self.load(on: $0) }
+        try database.connection { try Self.load(on: $0) }
     }
 
     private static func load(on connection: PostgresConnection) throws -> ServerSettings {

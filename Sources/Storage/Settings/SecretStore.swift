@@ -12,7 +12,7 @@ public struct SecretStore: Sendable {
 
     /// The secret called `name`, generated (32 random bytes) on first request.
     public func secret(named name: String) throws -> Data {
-        try database.withConnection { connection in
+        try database.connection { connection in
             try connection.execute("""
                 INSERT INTO server_secrets (name, value) VALUES (\(name), \(SecureRandom.bytes(32))) ON CONFLICT DO NOTHING
                 """)

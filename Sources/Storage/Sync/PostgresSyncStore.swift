@@ -28,7 +28,7 @@ public final class PostgresSyncStore: SyncStore, IdempotentSyncStore {
         var attempt = 1
         while true {
             do {
-                return try database.withTransaction { connection in
+                return try database.transaction { connection in
                     let transaction = PostgresSyncTransaction(connection: connection, attachments: attachments)
                     return try body(PostgresIdempotencyLedger(connection: connection), transaction)
                 }

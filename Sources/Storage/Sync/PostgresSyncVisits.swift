@@ -14,7 +14,7 @@ public struct PostgresSyncVisits: SyncVisitRecorder {
 
     @discardableResult
     public func record(_ visit: SyncVisit, kind: SyncVisit.Kind) throws -> Int64 {
-        try database.withTransaction { connection in
+        try database.transaction { connection in
             // Bookkeeping, not acknowledged data: losing the last seconds of it in a crash is
             // harmless, so this commit does not wait for the WAL flush.
             let statements = ["SET LOCAL synchronous_commit TO off", Self.stamp(visit)] + SequenceCounter.lock

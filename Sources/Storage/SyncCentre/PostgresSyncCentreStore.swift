@@ -32,7 +32,7 @@ public struct PostgresSyncCentreStore: SyncCentreStore {
     /// How many devices run each app version (nil: not yet reported), for the team when
     /// `teamId` is given: the list's total and the devices below the minimum, across pages.
     public func appVersionCounts(teamId: String?) throws -> [(version: String?, count: Int)] {
-        let rows = try database.withConnection { connection in
+        let rows = try database.connection { connection in
             try connection.query(
                 """
                 SELECT d.app_version, count(*) FROM devices d LEFT JOIN users u ON u.id = d.user_id
@@ -51,7 +51,7 @@ public struct PostgresSyncCentreStore: SyncCentreStore {
     /// filters its generic plan cannot know how many devices pass them.
     private func summaries(teamId: String?, deviceId: String?, key: [String], limit: Int) throws -> PageOf<DeviceSyncSummary> {
         let synced = "COALESCE(d.last_sync_at, '-infinity')"
-        let rows = try database.withConnection { connection in
+        let rows = try database.connection { connection in
             try connection.query(
                 """
                 SELECT d.device_id, d.user_id, u.username, u.team_id, d.app_version, d.platform, d.last_sync_at,
@@ -132,7 +132,7 @@ public struct PostgresSyncCentreStore: SyncCentreStore {
     /// The record's current state; nil when the server never stored it or, for a team,
     /// when it is outside the team's scope (`team:<id>` or a member's `user:<id>`).
     public func record(collection: String, recordId: String, teamId: String?) throws -> RecordSnapshot? {
-        let rows = try database.withConnection { connection in
+        let rows = try database.connection { connection in
             try connection.query(
                 """
                 SELECT payload::text, server_seq, deleted_seq IS NOT NULL, conflict_id, user_scope, team_scope
@@ -157,7 +157,7 @@ public struct PostgresSyncCentreStore: SyncCentreStore {
 
     /// Ops with the text of their timestamps, as their sort keys hold them.
     private func entries(_ query: PostgresQuery) throws -> [(entry: JournalEntry, received: String, decided: String)] {
-        let rows = try database.withConnection { try $0.query(query) }
+        let rows = try database.connection { try $0.query(query) }
         return try rows.map { row in
             let entry = JournalEntry(
                 deviceId: try row.decode(0), opId: try row.decode(1), clientSeq: try row.decode(2), collection: try row.decode(3),

@@ -14,7 +14,7 @@ public struct PostgresTeamRollupStore: TeamRollupStore {
     /// Every member of `teamId`, by user name, with their figures; each table is grouped
     /// once for the whole team, so the cost does not grow with a query per member.
     public func rollup(teamId: String) throws -> [MemberRollup] {
-        let rows = try database.withConnection { connection in
+        let rows = try database.connection { connection in
             try connection.query(
                 """
                 WITH members AS (SELECT id, username, role, suspended FROM users WHERE team_id = \(teamId))
@@ -51,7 +51,7 @@ public struct PostgresTeamRollupStore: TeamRollupStore {
 
     /// The teams that have members, sorted; an administrator picks among them.
     public func teams() throws -> [String] {
-        try database.withConnection { connection in
+        try database.connection { connection in
             try connection.query("SELECT DISTINCT team_id FROM users WHERE team_id IS NOT NULL ORDER BY 1").map { try $0.decode(0) }
         }
     }

@@ -34,11 +34,12 @@ extension APIError {
         for (name, value) in failure.headers { headers[name] = value }
     }
 
-    /// A refused engine request; a request still in progress (a busy idempotency key) also
-    /// says when to retry.
+    /// A refused engine request; a request still in progress (a busy idempotency key) and a
+    /// device holding too many deferred ops also say when to retry.
     init(_ error: SyncError) {
         self.init(error.code, error.message, details: error.details ?? [:])
         if error.code == .requestInProgress { headers["Retry-After"] = "1" }
+        if error.code == .tooManyDeferred { headers["Retry-After"] = "60" }
     }
 
     /// A refused attachment call.
@@ -114,6 +115,11 @@ extension APIError {
         }
     }
 
+    /// A database call that ran past its statement or lock time limit; nothing was stored.
+    init(_ busy: StoreBusy) {
+        self.init(.serverBusy, "The server is busy; retry shortly.", headers: ["Retry-After": "2"])
+    }
+
     /// A pull cursor this server cannot resume from.
     init(_ failure: PullCursorCodec.Failure) {
         switch failure {
@@ -140,6 +146,8 @@ extension APIError {
             throw APIError(full)
         } catch let error as AccountError {
             throw APIError(error)
+        } catch let busy as StoreBusy {
+            throw APIError(busy)
         }
     }
 }

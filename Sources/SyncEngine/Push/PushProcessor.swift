@@ -92,6 +92,7 @@ public struct PushProcessor: Sendable {
                 opId: pending.op.opId, status: .deferred, code: .awaitingPredecessor, message: "an earlier clientSeq has not arrived",
                 recordId: pending.op.recordId, missing: .clientSeqs(missing))
         }
+        try checkDeferredBound(before: device.pending.count, results: results)
         recordOpLog(intake: intake, results: results, into: &run.workspace)
         if intake.highWater != device.highWater {
             run.workspace.setHighWater(DeviceHighWater(deviceId: deviceId, highWater: intake.highWater))
@@ -114,6 +115,18 @@ public struct PushProcessor: Sendable {
             throw .validation(
                 "ops[\(index)].clientSeq", "clientSeq may be at most \(window) above the highest one received in order (\(highWater))")
         }
+    }
+
+    /// Refuses the whole push (the transaction rolls back) when it would leave the device holding
+    /// more deferred ops than the bound and more than it held before; a push that releases
+    /// held ops, such as one filling a `clientSeq` gap, is never refused.
+    private func checkDeferredBound(before: Int, results: [String: OpResult]) throws(SyncError) {
+        let limit = configuration.maxDeferredOpsPerDevice
+        let after = results.values.count { $0.status == .deferred }
+        guard after > limit, after > before else { return }
+        throw SyncError(
+            .tooManyDeferred, "This device has \(after) ops waiting on the server, more than \(limit); upload their attachments first.",
+            details: ["limit": .int(Int64(limit)), "deferred": .int(Int64(after))])
     }
 
     /// Loads the records, attachment states and conflict entries the attempts touch.

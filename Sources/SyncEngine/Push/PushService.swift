@@ -41,7 +41,7 @@ public struct PushService: Sendable {
         let batch = PushBatch(principal: principal, schemaVersion: request.schemaVersion, ops: request.ops, visit: visit)
         do {
             return try store.transaction { tx in try processor.process(batch, in: tx) }
-        } catch let refusal as SyncError where refusal.code == .validationFailed {
+        } catch let refusal as SyncError where refusal.code == .validationFailed || refusal.code == .tooManyDeferred {
             throw refusal
         } catch {
             logger.warning(

@@ -3,12 +3,12 @@ import HTTP
 
 /// A device journal as a download: CSV (RFC 4180) or JSON, with a file name naming the device.
 ///
-/// Ops are added a batch at a time, so building the file holds its bytes and one batch of
-/// ops, never the whole journal as values.
+/// The file is streamed: each batch of ops is encoded and sent as the client takes it, so
+/// an export holds one batch and a bounded buffer, never the whole journal.
 /// ```swift
-/// var export = JournalExport(.csv, deviceId: "dev-1")
-/// try store.forEachJournalBatch(deviceId: "dev-1", status: nil) { export.append($0.map { JournalRow($0, timeZone: zone) }) }
-/// return export.response()
+/// JournalExport.response(.csv, deviceId: "dev-1") { add in
+///     try store.forEachJournalBatch(deviceId: "dev-1", status: nil) { try add($0.map { JournalRow($0, timeZone: zone) }) }
+/// }
 /// ```
 struct JournalExport {
     enum Format: String {
@@ -22,25 +22,51 @@ struct JournalExport {
 
     let format: Format
     let deviceId: String
-    private var data = Data()
     private var count = 0
     private let encoder: JSONEncoder
 
-    /// Starts the file: the CSV header line, or the JSON document up to its `ops` array.
-    init(_ format: Format, deviceId: String) {
+    private init(_ format: Format, deviceId: String) {
         (self.format, self.deviceId) = (format, deviceId)
         encoder = Response.defaultJSONEncoder()
         encoder.outputFormatting.insert(.prettyPrinted)
+    }
+
+    /// The file as an attachment, streamed: `produce` runs on the stream's own thread and
+    /// hands each batch of rows, in file order, to the closure it is given.
+    static func response(
+        _ format: Format, deviceId: String, produce: @escaping @Sendable (_ add: ([JournalRow]) throws -> Void) throws -> Void
+    ) -> Response {
+        let body = ProducedStream { write in
+            var export = JournalExport(format, deviceId: deviceId)
+            try write(export.head())
+            try produce { rows in try write(export.encode(rows)) }
+            try write(export.tail())
+        }
+        let type = format == .csv ? "text/csv; charset=utf-8" : "application/json; charset=utf-8"
+        let disposition = "attachment; filename=\"\(fileName(deviceId, format.rawValue))\""
+        var response = Response(status: 200, headers: ["Content-Type": type, "Content-Disposition": disposition], body: .stream(body))
+        PageRenderer.applySecurityHeaders(to: &response)
+        return response
+    }
+
+    /// The start of the file: the CSV header line, or the JSON document up to its `ops` array.
+    private func head() -> Data {
         switch format {
-        case .csv: data.append(Self.line(Self.columns))
+        case .csv: return Self.line(Self.columns)
         case .json:
             let device = String(decoding: (try? encoder.encode(deviceId)) ?? Data(#""""#.utf8), as: UTF8.self)
-            data.append(Data("{\n  \"deviceId\" : \(device),\n  \"ops\" : [".utf8))
+            return Data("{\n  \"deviceId\" : \(device),\n  \"ops\" : [".utf8)
         }
     }
 
-    /// Adds `rows` after the ones already added.
-    mutating func append(_ rows: [JournalRow]) {
+    /// The end of the file: nothing for CSV, the closing of the JSON document.
+    private func tail() -> Data {
+        format == .json ? Data((count == 0 ? "]\n}" : "\n  ]\n}").utf8) : Data()
+    }
+
+    /// `rows`, which follow the ones encoded before.
+    private mutating func encode(_ rows: [JournalRow]) -> Data {
+        var data = Data()
         for row in rows {
             switch format {
             case .csv: data.append(Self.line(Self.values(row)))
@@ -52,17 +78,7 @@ struct JournalExport {
             }
             count += 1
         }
-    }
-
-    /// The finished file as an attachment.
-    func response() -> Response {
-        var body = data
-        if format == .json { body.append(Data((count == 0 ? "]\n}" : "\n  ]\n}").utf8)) }
-        let type = format == .csv ? "text/csv; charset=utf-8" : "application/json; charset=utf-8"
-        let disposition = "attachment; filename=\"\(Self.fileName(deviceId, format.rawValue))\""
-        var response = Response(status: 200, headers: ["Content-Type": type, "Content-Disposition": disposition], body: .bytes(body))
-        PageRenderer.applySecurityHeaders(to: &response)
-        return response
+        return data
     }
 
     private static func values(_ row: JournalRow) -> [String] {

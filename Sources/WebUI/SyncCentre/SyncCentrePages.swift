@@ -101,14 +101,15 @@ struct SyncCentrePages {
 
     // MARK: - Helpers
 
-    /// The whole journal (every page; for a team, only its members' ops) as a download; one
-    /// batch of ops is read at a time.
+    /// The whole journal (every page; for a team, only its members' ops) as a streamed
+    /// download; one batch of ops is read at a time, as the client takes the file.
     private func export(_ format: JournalExport.Format, device: DeviceSyncSummary, teamId: String?, status: OpStatus?) throws -> Response {
-        var export = JournalExport(format, deviceId: device.deviceId)
-        try store.forEachJournalBatch(deviceId: device.deviceId, teamId: teamId, status: status) { batch in
-            export.append(batch.map { JournalRow($0, timeZone: configuration.timeZone) })
+        let (store, timeZone, deviceId) = (store, configuration.timeZone, device.deviceId)
+        return JournalExport.response(format, deviceId: deviceId) { add in
+            try store.forEachJournalBatch(deviceId: deviceId, teamId: teamId, status: status) { batch in
+                try add(batch.map { JournalRow($0, timeZone: timeZone) })
+            }
         }
-        return export.response()
     }
 
     /// The journal's outcome filters, "All" first.
