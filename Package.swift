@@ -88,9 +88,16 @@ let package = Package(
         tests("SyncAPITests", ["SyncAPI", "HTTP", "SyncEngine", "SyncProtocol"]),
         tests("StorageTests", ["Storage", "Postgres", "PostgresTesting", "Cryptography", "Support", "SyncProtocol", "SyncEngine"]),
         tests("SQLiteTests", ["SQLite"]),
-        tests("FieldSyncClientTests", ["FieldSyncClient", "SQLite", "App", "AppTesting", "SyncProtocol", "SyncEngine", "Storage", "Postgres", "SyncAPI"]),
+        tests(
+            "FieldSyncClientTests",
+            ["FieldSyncClient", "SQLite", "App", "AppTesting", "SyncProtocol", "SyncEngine", "Storage", "Postgres", "SyncAPI"]),
         tests("WebUITests", ["WebUI", "HTTP", "SyncEngine", "SyncProtocol", "Templating"]),
-        tests("AppTests", ["App", "AppTesting", "HTTP", "SyncAPI", "SyncEngine", "SyncProtocol", "WebUI", "Storage", "Postgres", "PostgresTesting", "Cryptography", "Support", "Worker"]),
+        tests(
+            "AppTests",
+            [
+                "App", "AppTesting", "HTTP", "SyncAPI", "SyncEngine", "SyncProtocol", "WebUI", "Storage", "Postgres", "PostgresTesting",
+                "Cryptography", "Support", "Worker",
+            ]),
         tests("SeedingTests", ["Seeding", "Storage", "Postgres", "PostgresTesting", "Support", "SyncEngine", "SyncProtocol"]),
         tests(
             "FieldSyncToolsTests",

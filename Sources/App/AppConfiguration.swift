@@ -95,7 +95,8 @@ public struct AppConfiguration: Sendable {
         configuration.passwordIterations = try positive(environment, "FIELDSYNC_PASSWORD_ITERATIONS") ?? configuration.passwordIterations
         configuration.schemaFile = environment["FIELDSYNC_SCHEMA"].map { URL(fileURLWithPath: $0) }
         configuration.tokenCacheSeconds = try positive(environment, "FIELDSYNC_TOKEN_CACHE_SECONDS") ?? configuration.tokenCacheSeconds
-        configuration.liveEvents.maxStreamsPerUser = try positive(environment, "FIELDSYNC_MAX_STREAMS_PER_USER") ?? configuration.liveEvents.maxStreamsPerUser
+        configuration.liveEvents.maxStreamsPerUser =
+            try positive(environment, "FIELDSYNC_MAX_STREAMS_PER_USER") ?? configuration.liveEvents.maxStreamsPerUser
         configuration.liveEvents.maxStreams = try positive(environment, "FIELDSYNC_MAX_STREAMS") ?? configuration.liveEvents.maxStreams
         configuration.connections = try ConnectionSettings.load(environment)
         configuration.maxPullPageBytes = try positive(environment, "FIELDSYNC_MAX_PULL_PAGE_BYTES") ?? configuration.maxPullPageBytes

@@ -1,5 +1,5 @@
-public import SyncAPI
 public import Support
+public import SyncAPI
 public import WebUI
 public import Worker
 

@@ -51,7 +51,9 @@ public enum FieldSyncCLI {
     /// Starts `fieldsync` without waiting for it, e.g. `serve`.
     /// - Parameters: as `run`.
     /// - Throws: `TestServerError` when the executable is missing; what `Process.run()` throws.
-    public static func launch(_ arguments: [String], environment: [String: String] = [:], standardInput: String? = nil) throws
+    public static func launch(
+        _ arguments: [String], environment: [String: String] = [:], standardInput: String? = nil
+    ) throws
         -> RunningCommand
     {
         let process = Process()

@@ -2,7 +2,7 @@ public import Foundation
 import Synchronization
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// An HTTP client for tests, over real loopback connections.
@@ -40,13 +40,17 @@ public final class TestClient: Sendable {
 
     // MARK: - Verbs
 
-    public func get(_ path: String, headers: [String: String] = [:], token: String? = nil, cookies: [String: String] = [:])
+    public func get(
+        _ path: String, headers: [String: String] = [:], token: String? = nil, cookies: [String: String] = [:]
+    )
         async throws -> TestResponse
     {
         try await send("GET", path, body: nil, headers: headers, token: token, cookies: cookies)
     }
 
-    public func delete(_ path: String, headers: [String: String] = [:], token: String? = nil, cookies: [String: String] = [:])
+    public func delete(
+        _ path: String, headers: [String: String] = [:], token: String? = nil, cookies: [String: String] = [:]
+    )
         async throws -> TestResponse
     {
         try await send("DELETE", path, body: nil, headers: headers, token: token, cookies: cookies)

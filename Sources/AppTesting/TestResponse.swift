@@ -2,7 +2,7 @@ public import Foundation
 public import SyncProtocol
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// One HTTP answer as a test sees it: status, headers, raw body and decoding helpers.

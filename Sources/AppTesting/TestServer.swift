@@ -6,8 +6,8 @@ import PostgresTesting
 import Storage
 public import Support
 public import SyncEngine
-import Synchronization
 public import SyncProtocol
+import Synchronization
 
 /// A real FieldSync `Application` on 127.0.0.1 and a free port, on a fresh database.
 ///
@@ -122,7 +122,9 @@ public final class TestServer: Sendable {
     }
 
     /// A new user of `role`, logged in (on a fresh device id unless one is given): its account and bearer token.
-    public func makeDevice(role: Role = .field, team: String? = "team-1", deviceId: String? = nil) async throws
+    public func makeDevice(
+        role: Role = .field, team: String? = "team-1", deviceId: String? = nil
+    ) async throws
         -> (user: UserAccount, token: String)
     {
         let (user, password) = try makeUser(role: role, team: team)

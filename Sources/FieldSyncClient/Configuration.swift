@@ -62,13 +62,13 @@ extension SyncClient {
 
         private static var currentPlatform: String {
             #if os(iOS)
-                "ios"
+            "ios"
             #elseif os(Android)
-                "android"
+            "android"
             #elseif os(macOS)
-                "macos"
+            "macos"
             #else
-                "linux"
+            "linux"
             #endif
         }
     }

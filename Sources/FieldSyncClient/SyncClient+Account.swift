@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 public import SyncProtocol
+import Synchronization
 
 extension SyncClient {
     /// Signs in with `POST /v1/auth/token` and fetches the server's limits. After a 401 this

@@ -1,7 +1,7 @@
 import Foundation
 import SQLite
-import Synchronization
 public import SyncProtocol
+import Synchronization
 
 /// The FieldSync device SDK: a local SQLite store the app reads and writes offline, an
 /// outbox that survives crashes, resumable photo uploads, and a sync loop that pushes,

@@ -11,6 +11,7 @@ public enum ToolCommands {
 
     /// The command line of `fieldsync-tools`.
     public static let commandLine = CommandLineTool(
-        program: "fieldsync-tools", title: "FieldSync tools — benchmarks, fleet simulator and relay, run apart from the fieldsync server (also as fieldsync bench …).",
+        program: "fieldsync-tools",
+        title: "FieldSync tools — benchmarks, fleet simulator and relay, run apart from the fieldsync server (also as fieldsync bench …).",
         commands: all + [DemoFleetCommand()])
 }

@@ -64,7 +64,9 @@ final class Daemon: @unchecked Sendable {
         core.release()
     }
 
-    private static func options(_ configuration: HTTPServer.Configuration, core: UnsafeMutableRawPointer, listenSocket: Int32)
+    private static func options(
+        _ configuration: HTTPServer.Configuration, core: UnsafeMutableRawPointer, listenSocket: Int32
+    )
         -> [MHD_OptionItem]
     {
         var options = [

@@ -55,7 +55,8 @@ public struct HTTPHeaders: Sendable, Sequence {
     /// ASCII case-insensitive comparison without allocating lowercased copies; header
     /// names are ASCII tokens (RFC 9110 §5.1).
     static func sameName(_ lhs: String, _ rhs: String) -> Bool {
-        var lhs = lhs, rhs = rhs
+        var lhs = lhs
+        var rhs = rhs
         return lhs.withUTF8 { left in
             rhs.withUTF8 { right in
                 guard left.count == right.count else { return false }

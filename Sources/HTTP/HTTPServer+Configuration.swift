@@ -71,7 +71,8 @@ extension HTTPServer {
             sheddablePathPrefixes: [String] = [], headerTimeoutSeconds: Int = 30, bodyTimeoutSeconds: Int = 300,
             trustedProxies: Set<String> = [], connectionMemoryLimit: Int = 32 << 10, idleTimeoutSeconds: Int = 60,
             maxJSONDepth: Int = 64, temporaryDirectory: URL = URL(fileURLWithPath: NSTemporaryDirectory()),
-            spoolBytesLimit: Int = 512 << 20, spoolBytesPerAddress: Int = 64 << 20, overflowDrainBytes: Int = 1 << 20, shutdownTimeout: Duration = .seconds(10)
+            spoolBytesLimit: Int = 512 << 20, spoolBytesPerAddress: Int = 64 << 20, overflowDrainBytes: Int = 1 << 20,
+            shutdownTimeout: Duration = .seconds(10)
         ) {
             self.host = host
             self.port = port

@@ -42,7 +42,7 @@ public enum ArrayLiteral {
 
 extension Array: PostgresDecodable where Element: PostgresDecodable {
     public init(postgresText: String) throws {
-        var parser = ArrayLiteralParser(Array<UInt8>(postgresText.utf8))
+        var parser = ArrayLiteralParser([UInt8](postgresText.utf8))
         guard let items = parser.parse() else { throw PostgresError.decoding(postgresText, as: Self.self) }
         self = try items.map { item in
             guard let item else {

@@ -2,9 +2,9 @@ import CLibPQ
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Runs a program to completion with `posix_spawn` and collects its output.
@@ -42,9 +42,9 @@ enum ChildProcess {
 
     private static func spawn(_ executable: String, _ arguments: [String], output: Int32) -> Result<pid_t, Errno> {
         #if canImport(Glibc)
-            var actions = posix_spawn_file_actions_t()
+        var actions = posix_spawn_file_actions_t()
         #else
-            var actions: posix_spawn_file_actions_t?
+        var actions: posix_spawn_file_actions_t?
         #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -52,7 +52,7 @@ enum ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, output, 1)
         posix_spawn_file_actions_adddup2(&actions, output, 2)
         #if os(Linux)
-            CLibPQ_spawn_file_actions_addclosefrom(&actions, 3)
+        CLibPQ_spawn_file_actions_addclosefrom(&actions, 3)
         #endif
         var pid: pid_t = 0
         let result = withCStringArray([executable] + arguments + [nil]) { argv in

@@ -3,9 +3,9 @@ import Support
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 extension LocalCluster {

@@ -1,4 +1,5 @@
 import Foundation
+
 extension PostgresConfiguration {
     /// Parses a libpq-style URL: `postgres://user:password@host:port/database?key=value&…`.
     ///

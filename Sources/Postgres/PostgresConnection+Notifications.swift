@@ -2,9 +2,9 @@ import CLibPQ
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// A `NOTIFY` received on a connection that is listening.

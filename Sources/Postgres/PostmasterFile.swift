@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// What a running server wrote to `<data>/postmaster.pid`, and whether it is still alive.
@@ -67,9 +67,9 @@ struct PostmasterFile {
 /// lose a race for it, which `LocalCluster` retries).
 func freeLoopbackPort() throws -> Int {
     #if canImport(Glibc)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+    let descriptor = socket(AF_INET, SOCK_STREAM, 0)
     #endif
     guard descriptor >= 0 else { throw ServerAccount.unavailable("cannot open a socket to find a free port (errno \(errno))") }
     defer { close(descriptor) }

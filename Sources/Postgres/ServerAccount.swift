@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Runs the PostgreSQL programs, as the unprivileged `postgres` account when this process is root.

@@ -17,16 +17,19 @@ public struct BenchmarkSeeder: Sendable {
     public func seed(users: Int, records: Int) throws -> [String] {
         try database.withTransaction { connection in
             try connection.executeScript(BackOfficeSeeder.noTimeouts)
-            try connection.execute("""
+            try connection.execute(
+                """
                 INSERT INTO teams (id) SELECT 'seed-team-' || t FROM generate_series(0, (\(users) - 1) / 20) t ON CONFLICT DO NOTHING
                 """)
-            try connection.execute("""
+            try connection.execute(
+                """
                 INSERT INTO users (id, username, role, team_id, password_hash)
                 SELECT 'u-seed-' || i, 'seed-' || i, 'field', 'seed-team-' || (i / 20), '!' FROM generate_series(0, \(users) - 1) i
                 """)
             // Numbers come from the counter, like any change, under its lock.
             try connection.execute(SequenceCounter.queue)
-            try connection.execute("""
+            try connection.execute(
+                """
                 WITH base AS (UPDATE sequence_counter SET value = value + \(records) RETURNING value - \(records) AS v)
                 INSERT INTO records (collection, record_id, payload, field_meta, server_seq, user_scope, team_scope, schema_version)
                 SELECT 'jobs', 'seed-' || n,

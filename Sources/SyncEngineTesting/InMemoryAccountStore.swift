@@ -175,7 +175,10 @@ public final class InMemoryAccountStore: AccountStore {
             let rows = state.users
                 .map { user in
                     let live = Set(state.tokens.filter { $0.info.userId == user.account.id && $0.isLive(at: now) }.map(\.info.deviceId))
-                    return (listed: ListedUser(account: user.account, liveDevices: live.count), key: [user.account.username.lowercased(), user.account.id])
+                    return (
+                        listed: ListedUser(account: user.account, liveDevices: live.count),
+                        key: [user.account.username.lowercased(), user.account.id]
+                    )
                 }
                 .filter { $0.key.lexicographicallyPrecedes(key) == false && $0.key != key }
                 .sorted { $0.key.lexicographicallyPrecedes($1.key) }

@@ -64,7 +64,9 @@ final class InMemoryAttachmentTransaction: AttachmentTransaction {
         state.rows.values.first { $0.session.deviceId == deviceId && $0.session.attId == attId }.map { observed($0.session) }
     }
 
-    func insert(_ declaration: UploadDeclaration, deviceId: String, userId: String, completeWith blob: String?, hours: Int) throws
+    func insert(
+        _ declaration: UploadDeclaration, deviceId: String, userId: String, completeWith blob: String?, hours: Int
+    ) throws
         -> UploadSession
     {
         let session = UploadSession(
@@ -161,7 +163,9 @@ final class InMemoryAttachmentTransaction: AttachmentTransaction {
     }
 
     private func withScopes(_ rows: [InMemoryAttachmentStore.Row]) throws -> [(UploadSession, [ScopeKey]?)] {
-        try rows.map { (observed($0.session), try recordScope(collection: $0.session.declaration.collection, recordId: $0.session.declaration.recordId)) }
+        try rows.map {
+            (observed($0.session), try recordScope(collection: $0.session.declaration.collection, recordId: $0.session.declaration.recordId))
+        }
     }
 
     func publish(_ events: [PendingEvent]) throws { state.events += events }

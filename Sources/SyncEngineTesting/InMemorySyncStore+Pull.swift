@@ -35,12 +35,15 @@ struct InMemoryPullSnapshot: PullSnapshot {
             let left = Set(Self.seenThrough(change.key, change.scopeKeysBefore, personal)).subtracting(change.scopeKeysAfter)
             if !left.isDisjoint(with: wanted) { latest[change.key] = max(latest[change.key] ?? 0, change.seq) }
         }
-        return try latest
+        return
+            try latest
             .filter { key, _ in state.records[key].map { Set(Self.seenThrough(key, $0.scopeKeys, personal)).isDisjoint(with: wanted) } ?? false }
             .sorted { $0.value < $1.value }
             .prefix(limit)
             .map { key, seq in
-                PullRow(seq: seq, key: key, json: try Self.json(Change(collection: key.collection, recordId: key.recordId, serverSeq: seq, type: .remove)))
+                PullRow(
+                    seq: seq, key: key, json: try Self.json(Change(collection: key.collection, recordId: key.recordId, serverSeq: seq, type: .remove))
+                )
             }
     }
 

@@ -1,6 +1,6 @@
 public import Foundation
-import Synchronization
 import SyncProtocol
+import Synchronization
 
 /// A clock tests can move.
 public final class TestClock: Sendable {
@@ -22,5 +22,10 @@ public final class Counter: Sendable {
 
     public init() {}
 
-    public func next() -> String { value.withLock { $0 += 1; return "c-\($0)" } }
+    public func next() -> String {
+        value.withLock {
+            $0 += 1
+            return "c-\($0)"
+        }
+    }
 }

@@ -9,7 +9,8 @@ struct AttachmentDownloadTests {
     /// Writes a record row the way the sync store does (scope columns `user:<id>`, `team:<id>`).
     static func insertRecord(_ server: AttachmentTestServer, _ recordId: String, user: String?, team: String?) throws {
         try server.database.withConnection { connection in
-            _ = try connection.execute("""
+            _ = try connection.execute(
+                """
                 INSERT INTO records (collection, record_id, payload, field_meta, server_seq, user_scope, team_scope, schema_version)
                 VALUES ('part_usage', \(recordId), '{}', '{}', (SELECT coalesce(max(server_seq), 0) + 1 FROM records),
                         \(user.map { "user:" + $0 }), \(team.map { "team:" + $0 }), 1)
@@ -80,11 +81,13 @@ struct AttachmentDownloadTests {
         #expect(cached.status == 304 && cached.body.isEmpty, "\(cached)")
     }
 
-    @Test("Single byte ranges answer 206 with Content-Range; ranges past the end answer 416", arguments: [
-        ("bytes=0-99", 206, 0..<100), ("bytes=199990-", 206, 199_990..<200_000), ("bytes=-5", 206, 199_995..<200_000),
-        ("bytes=100-999999999", 206, 100..<200_000), ("bytes=100-50", 200, 0..<200_000), ("bytes=0-1,5-6", 200, 0..<200_000),
-        ("items=0-5", 200, 0..<200_000), ("bytes=200000-", 416, 0..<0), ("bytes=-0", 416, 0..<0),
-    ])
+    @Test(
+        "Single byte ranges answer 206 with Content-Range; ranges past the end answer 416",
+        arguments: [
+            ("bytes=0-99", 206, 0..<100), ("bytes=199990-", 206, 199_990..<200_000), ("bytes=-5", 206, 199_995..<200_000),
+            ("bytes=100-999999999", 206, 100..<200_000), ("bytes=100-50", 200, 0..<200_000), ("bytes=0-1,5-6", 200, 0..<200_000),
+            ("items=0-5", 200, 0..<200_000), ("bytes=200000-", 416, 0..<0), ("bytes=-0", 416, 0..<0),
+        ])
     func ranges(header: String, status: Int, expected: Range<Int>) async throws {
         let server = try await AttachmentTestServer.start()
         defer { server.stop() }

@@ -8,7 +8,8 @@ struct AttachmentExpiryTests {
     /// Moves a session's expiry into the past, as `uploadSessionHours` without activity would.
     static func age(_ server: AttachmentTestServer, _ attId: String) throws {
         try server.database.withConnection { connection in
-            _ = try connection.execute("""
+            _ = try connection.execute(
+                """
                 UPDATE attachments SET expires_at = now() - interval '1 minute', last_activity_at = now() - interval '73 hours'
                 WHERE att_id = \(attId)
                 """)

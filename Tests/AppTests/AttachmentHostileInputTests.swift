@@ -13,14 +13,16 @@ struct AttachmentHostileInputTests {
             && server.files(in: "blobs").isEmpty
     }
 
-    @Test("Registrations with malformed or absurd fields answer 400 naming the field", arguments: [
-        ("attId", ["attId": "../../etc/passwd"]), ("attId", ["attId": ""]), ("attId", ["attId": String(repeating: "a", count: 129)]),
-        ("recordId", ["recordId": "a/b"]), ("collection", ["collection": "no_such_collection"]),
-        ("contentType", ["contentType": "text/html; charset=utf-8"]), ("contentType", ["contentType": "../x"]),
-        ("totalBytes", ["totalBytes": -1]), ("totalBytes", ["totalBytes": 0]),
-        ("chunkBytes", ["chunkBytes": 1]), ("chunkBytes", ["chunkBytes": 8 << 20]), ("chunkCount", ["chunkCount": 3]),
-        ("chunkCount", ["chunkCount": -20]), ("sha256", ["sha256": "xyz"]), ("chunkSha256", ["chunkSha256": ["00"]]),
-    ] as [(String, [String: any Sendable])])
+    @Test(
+        "Registrations with malformed or absurd fields answer 400 naming the field",
+        arguments: [
+            ("attId", ["attId": "../../etc/passwd"]), ("attId", ["attId": ""]), ("attId", ["attId": String(repeating: "a", count: 129)]),
+            ("recordId", ["recordId": "a/b"]), ("collection", ["collection": "no_such_collection"]),
+            ("contentType", ["contentType": "text/html; charset=utf-8"]), ("contentType", ["contentType": "../x"]),
+            ("totalBytes", ["totalBytes": -1]), ("totalBytes", ["totalBytes": 0]),
+            ("chunkBytes", ["chunkBytes": 1]), ("chunkBytes", ["chunkBytes": 8 << 20]), ("chunkCount", ["chunkCount": 3]),
+            ("chunkCount", ["chunkCount": -20]), ("sha256", ["sha256": "xyz"]), ("chunkSha256", ["chunkSha256": ["00"]]),
+        ] as [(String, [String: any Sendable])])
     func refusesMalformedRegistration(field: String, changes: [String: any Sendable]) async throws {
         let server = try await AttachmentTestServer.start()
         defer { server.stop() }
@@ -66,9 +68,11 @@ struct AttachmentHostileInputTests {
         #expect(try server.column("SELECT att_id FROM attachments") == ["att-a"])
     }
 
-    @Test("Chunk indexes that are negative, overflowing, signed or out of range answer 400", arguments: [
-        "-1", "99999999999999999999", "+1", "1e3", "0x1", "20",
-    ])
+    @Test(
+        "Chunk indexes that are negative, overflowing, signed or out of range answer 400",
+        arguments: [
+            "-1", "99999999999999999999", "+1", "1e3", "0x1", "20",
+        ])
     func refusesBadIndex(index: String) async throws {
         let server = try await AttachmentTestServer.start()
         defer { server.stop() }

@@ -3,8 +3,8 @@ import AppTesting
 import Foundation
 import Postgres
 import Storage
-import SyncEngine
 import Support
+import SyncEngine
 import SyncProtocol
 
 /// A real FieldSync server (AppTesting's `TestServer`) prepared for attachment tests: the
@@ -41,7 +41,9 @@ final class AttachmentTestServer: Sendable {
     }
 
     /// A new user with a token for `deviceId`.
-    func device(role: Role = .field, team: String? = "north", deviceId: String = "dev-\(UUID().uuidString.prefix(8))") throws
+    func device(
+        role: Role = .field, team: String? = "north", deviceId: String = "dev-\(UUID().uuidString.prefix(8))"
+    ) throws
         -> TestDevice
     {
         try device(of: server.makeUser(role: role, team: team).user, deviceId: deviceId)
@@ -72,7 +74,9 @@ final class AttachmentTestServer: Sendable {
 
     // MARK: - HTTP
 
-    func send(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:], token: String?) async throws
+    func send(
+        _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:], token: String?
+    ) async throws
         -> HTTPAnswer
     {
         let response = try await server.client.send(

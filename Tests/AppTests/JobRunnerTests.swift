@@ -40,7 +40,10 @@ struct JobRunnerTests {
         #expect(try second.run(job) == .busy)
         #expect(try second.run(job, dueAt: Date()) == .busy)
         job.release()
-        guard case .ran(let id, .succeeded) = try await running.value else { Issue.record("first run did not succeed"); return }
+        guard case .ran(let id, .succeeded) = try await running.value else {
+            Issue.record("first run did not succeed")
+            return
+        }
         let runs = try second.runs.recent(job: job.name, limit: 5)
         #expect(runs.map(\.id) == [id] && runs.first?.outcome == .succeeded, "the busy runner recorded nothing")
         #expect(job.runs == 1)
@@ -55,9 +58,15 @@ struct JobRunnerTests {
         defer { server.stop() }
         let runner = Application.jobRunner(server.core)
         let job = FailingJob()
-        guard case .ran = try runner.run(job, dueAt: Date()) else { Issue.record("a job that never ran is due"); return }
+        guard case .ran = try runner.run(job, dueAt: Date()) else {
+            Issue.record("a job that never ran is due")
+            return
+        }
         #expect(try runner.run(job, dueAt: Date().addingTimeInterval(59 * 60)) == .notDue)
-        guard case .ran = try runner.run(job, dueAt: Date().addingTimeInterval(61 * 60)) else { Issue.record("not due after an hour"); return }
+        guard case .ran = try runner.run(job, dueAt: Date().addingTimeInterval(61 * 60)) else {
+            Issue.record("not due after an hour")
+            return
+        }
     }
 }
 

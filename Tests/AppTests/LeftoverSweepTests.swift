@@ -22,7 +22,8 @@ struct LeftoverSweepTests {
         let kept = try Self.files(in: data)
 
         let old = Date(timeIntervalSinceNow: -2 * 86_400)
-        let orphanOld = String(repeating: "ab", count: 32), orphanNew = String(repeating: "cd", count: 32)
+        let orphanOld = String(repeating: "ab", count: 32)
+        let orphanNew = String(repeating: "cd", count: 32)
         let planted = [
             "tmp/fieldsync-body-a1B2c3", "tmp/part-\(UUID().uuidString)", "tmp/chunk-\(UUID().uuidString)",
             "uploads/\(UUID().uuidString.lowercased())", "blobs/ab/ab/\(orphanOld)", "blobs/ab/ab/.partial-\(UUID().uuidString)",
@@ -46,7 +47,8 @@ struct LeftoverSweepTests {
 
     /// Registers a two-chunk upload and sends its first chunk: an open session with a file.
     static func startTwoChunkUpload(_ device: SyncDevice) async throws {
-        let first = Data(repeating: 7, count: 65_536), rest = Data(repeating: 8, count: 100)
+        let first = Data(repeating: 7, count: 65_536)
+        let rest = Data(repeating: 8, count: 100)
         let register =
             #"{"attId":"att-open","recordId":"pu-2","collection":"part_usage","contentType":"image/jpeg","totalBytes":65636,"#
             + #""chunkBytes":65536,"chunkCount":2,"sha256":"\#(digest(first + rest))"}"#

@@ -7,8 +7,8 @@ import PostgresTesting
 import Storage
 import Support
 import SyncEngine
-import Synchronization
 import SyncProtocol
+import Synchronization
 import Testing
 
 /// Start-up (first admin) and graceful shutdown of the whole application.

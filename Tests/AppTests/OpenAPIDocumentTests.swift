@@ -39,9 +39,10 @@ struct OpenAPIDocumentTests {
 
         let data = try Data(contentsOf: resources.appendingPathComponent(OpenAPIController.documentPath))
         let paths = try #require(try Self.object(data)?["paths"] as? [String: [String: Any]])
-        let documented = Set(paths.flatMap { path, item in
-            item.keys.filter(Self.operations.contains).map { "\($0.uppercased()) \(path)" }
-        })
+        let documented = Set(
+            paths.flatMap { path, item in
+                item.keys.filter(Self.operations.contains).map { "\($0.uppercased()) \(path)" }
+            })
 
         #expect(served.subtracting(documented).sorted() == [], "served but not documented")
         #expect(documented.subtracting(served).sorted() == [], "documented but not served")

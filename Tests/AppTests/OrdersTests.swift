@@ -265,7 +265,8 @@ private final class CounterLock: @unchecked Sendable {
     /// Returns once another session of the database waits for a lock.
     func waitForAWaiter() async throws {
         let waiting = try await eventually(within: .seconds(60), every: .milliseconds(10)) { () -> Bool? in
-            let waiters = try connection.query("""
+            let waiters = try connection.query(
+                """
                 SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
                 """)[0].decode(0, as: Int.self)
             return waiters > 0 ? true : nil
@@ -275,7 +276,8 @@ private final class CounterLock: @unchecked Sendable {
 
     /// Ends the sessions waiting for a lock, as a crash of their server would.
     func terminateWaiters() throws {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
             """)
     }

@@ -22,7 +22,8 @@ struct ReportContractMultipartTests {
 
     @Test("The file part is found after a preamble and a text field, bytes exact, with its headers")
     func fileAfterField() throws {
-        let body = Self.body("""
+        let body = Self.body(
+            """
             preamble
             --XyZ
             Content-Disposition: form-data; name="note"

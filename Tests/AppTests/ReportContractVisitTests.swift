@@ -18,9 +18,11 @@ struct ReportContractVisitTests {
 
     static func syncedKinds(_ server: TestServer, _ deviceId: String) throws -> [String] {
         try server.core.database.withConnection { connection in
-            try connection.query("""
+            try connection.query(
+                """
                 SELECT data->>'kind' FROM events WHERE type = 'device.synced' AND data->>'deviceId' = \(deviceId) ORDER BY id
-                """).map { try $0.decode(0, as: String.self) }
+                """
+            ).map { try $0.decode(0, as: String.self) }
         }
     }
 

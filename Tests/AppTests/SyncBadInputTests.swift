@@ -110,7 +110,10 @@ struct SyncBadInputTests {
             "ops[0].dependsOn"
         ),
         (
-            #""ops": ["# + (1...51).map { #"{"opId": "o\#($0)", "clientSeq": \#($0), "collection": "jobs", "recordId": "j\#($0)", "type": "create", "occurredAt": "NOW", "fields": {"title": {"new": "t"}}}"# }
+            #""ops": ["#
+                + (1...51).map {
+                    #"{"opId": "o\#($0)", "clientSeq": \#($0), "collection": "jobs", "recordId": "j\#($0)", "type": "create", "occurredAt": "NOW", "fields": {"title": {"new": "t"}}}"#
+                }
                 .joined(separator: ", ") + "]",
             "ops"
         ),
@@ -233,16 +236,20 @@ struct SyncBadInputTests {
         #expect(try await ana.push1(ana.op(.create, "jobs", "job-1", ["title": "clean"], seq: 1)).status == .applied)
     }
 
-    @Test("A push's Idempotency-Key that is blank, too long or not visible ASCII is 400 naming the header; a good one is accepted", arguments: [
-        (String(repeating: "k", count: 256), 400), ("key with spaces", 400), ("clé", 400), ("batch-42", 200),
-    ])
+    @Test(
+        "A push's Idempotency-Key that is blank, too long or not visible ASCII is 400 naming the header; a good one is accepted",
+        arguments: [
+            (String(repeating: "k", count: 256), 400), ("key with spaces", 400), ("clé", 400), ("batch-42", 200),
+        ])
     func pushIdempotencyKey(key: String, status: Int) async throws {
         let server = try await TestServer.startSync()
         defer { server.finish() }
         let ana = try await server.device()
         let counts = try server.syncTableCounts()
 
-        let response = try await ana.send(PushRequest(deviceId: ana.deviceId, schemaVersion: 3, ops: [ana.create("jobs", "job-1", ["title": "t"])]), headers: ["Idempotency-Key": key])
+        let response = try await ana.send(
+            PushRequest(deviceId: ana.deviceId, schemaVersion: 3, ops: [ana.create("jobs", "job-1", ["title": "t"])]),
+            headers: ["Idempotency-Key": key])
 
         #expect(response.status == status, "\(response)")
         if status == 400 {

@@ -7,9 +7,11 @@ import Testing
 /// in-order high-water mark; beyond either the push is refused whole and changes nothing.
 @Suite("clientSeq ranges over HTTP")
 struct SyncClientSeqRangeTests {
-    @Test("clientSeq above 2^53, up to Int64.max, is refused 400 naming the op's clientSeq, nothing stored", arguments: [
-        Int64(1 << 53) + 1, Int64.max - 1, Int64.max,
-    ])
+    @Test(
+        "clientSeq above 2^53, up to Int64.max, is refused 400 naming the op's clientSeq, nothing stored",
+        arguments: [
+            Int64(1 << 53) + 1, Int64.max - 1, Int64.max,
+        ])
     func refusesBeyondExactRange(seq: Int64) async throws {
         let server = try await TestServer.startSync()
         defer { server.finish() }

@@ -7,7 +7,8 @@ import Testing
 /// A device cannot make the server hold an unbounded number of deferred ops.
 @Suite("Deferred ops per device are bounded")
 struct SyncDeferredBoundTests {
-    @Test("A push past the bound gets 429 TOO_MANY_DEFERRED and stores nothing; filling the gap releases the held ops, and the refused op then applies")
+    @Test(
+        "A push past the bound gets 429 TOO_MANY_DEFERRED and stores nothing; filling the gap releases the held ops, and the refused op then applies")
     func boundOnHeldOps() async throws {
         let server = try await TestServer.start { $0.maxDeferredOpsPerDevice = 3 }
         defer { server.stop() }

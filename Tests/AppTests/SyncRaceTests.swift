@@ -2,8 +2,8 @@ import AppTesting
 import Foundation
 import Postgres
 import SyncEngine
-import Synchronization
 import SyncProtocol
+import Synchronization
 import Testing
 
 /// Concurrent pushers against concurrent pagers (ARCHITECTURE.md "Correctness spine",

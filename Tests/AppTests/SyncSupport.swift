@@ -4,8 +4,8 @@ import Foundation
 import Postgres
 import Storage
 import SyncEngine
-import Synchronization
 import SyncProtocol
+import Synchronization
 
 /// Field values of an op or a payload: name to value.
 typealias Values = [String: JSONValue]

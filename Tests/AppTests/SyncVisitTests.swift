@@ -21,7 +21,8 @@ struct SyncVisitTests {
     /// The device row's bookkeeping: user, app version, whether it has a sync time, high-water mark.
     private func deviceRow(_ device: SyncDevice) throws -> [String] {
         try device.server.core.database.withConnection { connection in
-            let row = try connection.query("""
+            let row = try connection.query(
+                """
                 SELECT user_id, app_version, (last_sync_at IS NOT NULL)::text, received_through::text, xmin::text
                 FROM devices WHERE device_id = \(device.deviceId)
                 """)[0]

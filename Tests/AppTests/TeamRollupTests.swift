@@ -27,7 +27,10 @@ struct TeamRollupTests {
         #expect(response.status == 200 && response.header("Content-Type")?.hasPrefix("application/json") == true)
         let body = try JSONDecoder().decode(JSONValue.self, from: Data(response.body.utf8))
         #expect(body["teamId"] == "north" && body["generatedAt"]?.stringValue != nil)
-        guard case .array(let members)? = body["members"] else { Issue.record("no members"); return }
+        guard case .array(let members)? = body["members"] else {
+            Issue.record("no members")
+            return
+        }
         #expect(members.compactMap { $0["username"]?.stringValue } == ["ana", "ben", "sam"])
         let ana = members[0]
         #expect(ana["role"] == "field" && ana["suspended"] == false && ana["devices"] == 1)
@@ -50,7 +53,10 @@ struct TeamRollupTests {
         let south = try admin.get("/v1/team/rollup?team=south")
         #expect(south.status == 200)
         let body = try JSONDecoder().decode(JSONValue.self, from: Data(south.body.utf8))
-        guard case .array(let members)? = body["members"], let cy = members.first else { Issue.record("no members"); return }
+        guard case .array(let members)? = body["members"], let cy = members.first else {
+            Issue.record("no members")
+            return
+        }
         #expect(members.count == 1 && cy["username"] == "cy" && cy["ops"]?["rejected"] == 1)
         let missing = try admin.get("/v1/team/rollup")
         #expect(missing.status == 400 && missing.body.contains("VALIDATION_FAILED"))

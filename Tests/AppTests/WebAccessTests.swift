@@ -82,7 +82,9 @@ struct WebAccessTests {
         #expect(try server.app.core.settings.current() == ServerSettings())
         #expect(try server.app.core.accounts.user(id: field.id)?.suspended == false)
         #expect(try server.app.core.accounts.grant(token: issued.token) != nil)
-        #expect(try server.app.feature(AccountsFeature.self)!.login.login(username: "ana", password: WebTestServer.password, address: "test").id == field.id)
+        #expect(
+            try server.app.feature(AccountsFeature.self)!.login.login(username: "ana", password: WebTestServer.password, address: "test").id
+                == field.id)
     }
 
     @Test("Unknown back-office paths get the HTML 404 page; device paths keep their JSON errors")

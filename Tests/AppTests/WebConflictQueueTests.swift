@@ -39,7 +39,8 @@ struct WebConflictQueueTests {
         #expect(after.serverSeq > before.serverSeq && after.conflictId == nil)
 
         let entry = try #require(
-            try PostgresConflictStore(database: server.database).list(for: .init(userId: dina.id, role: .dispatcher, deviceId: "t"), state: .resolved).first)
+            try PostgresConflictStore(database: server.database).list(for: .init(userId: dina.id, role: .dispatcher, deviceId: "t"), state: .resolved)
+                .first)
         #expect(entry.resolution?.by == dina.id && entry.resolution?.choice == .merge && entry.resolution?.serverSeq == after.serverSeq)
         let resolved = try browser.get(response.location ?? "")
         #expect(resolved.body.contains("Conflict resolved.") && resolved.body.contains("Chose field by field"))

@@ -4,14 +4,15 @@ import Foundation
 import Postgres
 import SyncEngine
 import SyncProtocol
-import WebUI
 import Testing
+import WebUI
 
 @Suite("Jobs page, over HTTP", .serialized)
 struct WebJobsTests {
     /// Runs of `job` recorded as asked for by the admin.
     static func adminRuns(_ server: WebTestServer, _ job: String) throws -> Int {
-        try server.integer("""
+        try server.integer(
+            """
             SELECT count(*)::int FROM job_runs r JOIN users u ON u.id = r.requested_by
             WHERE u.username = 'admin' AND r.job = \(job) AND r.outcome = 'succeeded'
             """)

@@ -159,7 +159,8 @@ struct WebPagingTests {
             return
         }
         #expect(json["deviceId"] == "dev-big" && ops.count == 2_345 && Set(ops.compactMap { $0["opId"]?.stringValue }).count == 2_345)
-        let none = try JSONDecoder().decode(JSONValue.self, from: Data(try browser.get("/admin/sync/devices/dev-big?format=json&status=conflict").body.utf8))
+        let none = try JSONDecoder().decode(
+            JSONValue.self, from: Data(try browser.get("/admin/sync/devices/dev-big?format=json&status=conflict").body.utf8))
         #expect(none["ops"] == [] && none["deviceId"] == "dev-big", "an empty export is still one valid document")
     }
 

@@ -84,7 +84,10 @@ struct WebSyncCentreTests {
         #expect(json.header("Content-Disposition") == #"attachment; filename="journal-dev-csv.json""#)
         let document = try JSONDecoder().decode(JSONValue.self, from: Data(json.body.utf8))
         #expect(document["deviceId"] == "dev-csv")
-        guard case .array(let ops)? = document["ops"] else { Issue.record("no ops array"); return }
+        guard case .array(let ops)? = document["ops"] else {
+            Issue.record("no ops array")
+            return
+        }
         #expect(ops.count == 1 && ops[0]["recordId"] == "=HYPERLINK(1)" && ops[0]["status"] == "rejected")
         #expect(ops[0]["explanation"] == "A value was missing or of the wrong kind." && ops[0]["message"] == "qty, \"too\" big\nsecond line")
     }

@@ -60,7 +60,10 @@ struct WorkerCommandTests {
 
         job.release()
         #expect(output.status == 1 && output.standardOutput.contains("retention: skipped, another process is running it"), "\(output)")
-        guard case .ran(let id, .succeeded) = try await running.value else { Issue.record("the holder's run did not succeed"); return }
+        guard case .ran(let id, .succeeded) = try await running.value else {
+            Issue.record("the holder's run did not succeed")
+            return
+        }
         #expect(try runner.runs.recent(job: "retention", limit: 5).map(\.id) == [id])
     }
 }

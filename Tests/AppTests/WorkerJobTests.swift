@@ -57,7 +57,10 @@ struct WorkerJobTests {
         try server.core.database.withConnection { try $0.executeScript(Self.seed) }
         let runner = Application.jobRunner(server.core)
         let result = try runner.run(try Self.job("retention", of: server))
-        guard case .ran(let id, .succeeded) = result else { Issue.record("\(result)"); return }
+        guard case .ran(let id, .succeeded) = result else {
+            Issue.record("\(result)")
+            return
+        }
         let run = try #require(try runner.runs.recent(job: "retention", limit: 5).first)
         #expect(run.id == id && run.requestedBy == nil && run.finishedAt != nil && run.error == nil)
         #expect(
@@ -81,7 +84,10 @@ struct WorkerJobTests {
                 "fresh,old-deferred", "alive,gone-recently", "y", "new", "03", "d-expired-recently,d-live", "1",
             ])
         let again = try runner.run(try Self.job("retention", of: server))
-        guard case .ran(let secondId, .succeeded) = again else { Issue.record("\(again)"); return }
+        guard case .ran(let secondId, .succeeded) = again else {
+            Issue.record("\(again)")
+            return
+        }
         #expect(try runner.runs.recent(job: "retention", limit: 1).first?.counts.values.reduce(0, +) == 0)
         #expect(secondId != id)
     }
@@ -107,7 +113,8 @@ struct WorkerJobTests {
         defer { server.stop() }
         let database = server.core.database
         try database.withConnection { connection in
-            try connection.executeScript("""
+            try connection.executeScript(
+                """
                 INSERT INTO op_log (device_id, op_id, client_seq, entity_key, author_id, collection, record_id, status, result,
                                     fingerprint, body, received_at)
                 SELECT 'd', CASE WHEN n = 8 THEN 'fresh' ELSE 'old-' || n END, n, 'r', 'u', 'jobs', 'r', 'applied', '{}', 'f', '{}',
@@ -127,7 +134,10 @@ struct WorkerJobTests {
             name: "retention", summary: "test", pass: RetentionPass(store: store, rules: [.opResults], batchSize: 2), settings: server.core.settings,
             webSessionIdleTimeout: 1800, minutes: { $0.retentionJobMinutes })
         let result = try runner.run(job)
-        guard case .ran(let id, .succeeded) = result else { Issue.record("\(result)"); return }
+        guard case .ran(let id, .succeeded) = result else {
+            Issue.record("\(result)")
+            return
+        }
         let runs = try runner.runs.recent(job: "retention", limit: 5)
         #expect(runs.map(\.id) == [id, dead])
         #expect(runs.last?.outcome == .interrupted && runs.last?.counts == ["opResults": 4] && runs.last?.finishedAt != nil)
@@ -142,7 +152,10 @@ struct WorkerJobTests {
         defer { server.stop() }
         let runner = Application.jobRunner(server.core)
         let result = try runner.run(FailingJob())
-        guard case .ran(_, .failed) = result else { Issue.record("\(result)"); return }
+        guard case .ran(_, .failed) = result else {
+            Issue.record("\(result)")
+            return
+        }
         let run = try #require(try runner.runs.recent(job: FailingJob().name, limit: 1).first)
         #expect(run.outcome == .failed && run.error == "disk on fire" && run.counts == ["things": 2] && run.done == 2 && run.total == 5)
     }

@@ -21,7 +21,9 @@ struct AccountStoreContractTests {
         let ana = try accounts.createUser(username: "ana", role: .field, teamId: "north", passwordHash: "h")
         #expect(ana.teamId == "north" && ana.role == .field && !ana.suspended)
         #expect(throws: AccountError.usernameTaken("ANA")) { try accounts.createUser(username: "ANA", role: .admin, teamId: nil, passwordHash: "h") }
-        #expect(throws: AccountError.invalidUsername("a b")) { try accounts.createUser(username: "a b", role: .field, teamId: nil, passwordHash: "h") }
+        #expect(throws: AccountError.invalidUsername("a b")) {
+            try accounts.createUser(username: "a b", role: .field, teamId: nil, passwordHash: "h")
+        }
         let bo = try accounts.createUser(username: "Bo", role: .field, teamId: "north", passwordHash: "h")
         _ = try accounts.createUser(username: "carl", role: .field, teamId: "south", passwordHash: "h")
 
@@ -34,7 +36,9 @@ struct AccountStoreContractTests {
         #expect(try accounts.listUsers().map(\.username) == ["ana", "Bo", "carl"] && accounts.countUsers() == 3)
     }
 
-    @Test("a token grants while live; revoked or expired it grants nothing; a suspension revokes but shows on the grant", arguments: Implementation.allCases)
+    @Test(
+        "a token grants while live; revoked or expired it grants nothing; a suspension revokes but shows on the grant",
+        arguments: Implementation.allCases)
     func tokens(_ implementation: Implementation) throws {
         let (accounts, database) = try accounts(implementation)
         defer { database?.shutdown() }

@@ -21,8 +21,9 @@ struct AttachmentStoreContractTests {
 
     struct Rollback: Error {}
 
-    @Test("a session belongs to its device; chunks are replaced, forgotten and dropped on completion; blobs keep their first size",
-          arguments: Implementation.allCases)
+    @Test(
+        "a session belongs to its device; chunks are replaced, forgotten and dropped on completion; blobs keep their first size",
+        arguments: Implementation.allCases)
     func lifecycle(_ implementation: Implementation) throws {
         let (store, database) = try attachments(implementation)
         defer { database?.shutdown() }
@@ -57,8 +58,9 @@ struct AttachmentStoreContractTests {
         }
     }
 
-    @Test("an open session lapses by the store's clock: it stops counting, the sweep deletes it, a complete one never lapses",
-          arguments: Implementation.allCases)
+    @Test(
+        "an open session lapses by the store's clock: it stops counting, the sweep deletes it, a complete one never lapses",
+        arguments: Implementation.allCases)
     func expiry(_ implementation: Implementation) throws {
         let (store, database) = try attachments(implementation)
         defer { database?.shutdown() }
@@ -89,8 +91,9 @@ struct AttachmentStoreContractTests {
         }
     }
 
-    @Test("record bytes count live sessions but the one being registered; lookups by name prefer the caller's device; a throw rolls back",
-          arguments: Implementation.allCases)
+    @Test(
+        "record bytes count live sessions but the one being registered; lookups by name prefer the caller's device; a throw rolls back",
+        arguments: Implementation.allCases)
     func recordBytesAndNames(_ implementation: Implementation) throws {
         let (store, database) = try attachments(implementation)
         defer { database?.shutdown() }

@@ -14,8 +14,9 @@ struct JobLocksContractTests {
 
     struct Failure: Error {}
 
-    @Test("a held lock refuses a second holder of the same name, not another name, and is free again after the body returns or throws",
-          arguments: Implementation.allCases)
+    @Test(
+        "a held lock refuses a second holder of the same name, not another name, and is free again after the body returns or throws",
+        arguments: Implementation.allCases)
     func exclusion(_ implementation: Implementation) throws {
         let (locks, database) = try locks(implementation)
         defer { database?.shutdown() }

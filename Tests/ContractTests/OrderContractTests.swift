@@ -28,8 +28,9 @@ struct OrderContractTests {
         }
     }
 
-    @Test("a key answers its first response again; another body under it is IDEMPOTENCY_KEY_REUSED; keys are per user",
-          arguments: Implementation.allCases)
+    @Test(
+        "a key answers its first response again; another body under it is IDEMPOTENCY_KEY_REUSED; keys are per user",
+        arguments: Implementation.allCases)
     func idempotentSubmission(_ implementation: Implementation) throws {
         let h = try SyncSubject(implementation)
         let first = try submit(h, request("ord-1"), by: People.ana)
@@ -56,8 +57,9 @@ struct OrderContractTests {
         #expect(try h.record("orders", "ord-1")?.payload["status"] == "SUBMITTED")
     }
 
-    @Test("the office confirms or rejects a SUBMITTED order once, each a new change; field users may not; unknown ids are NOT_FOUND",
-          arguments: Implementation.allCases)
+    @Test(
+        "the office confirms or rejects a SUBMITTED order once, each a new change; field users may not; unknown ids are NOT_FOUND",
+        arguments: Implementation.allCases)
     func statusChanges(_ implementation: Implementation) throws {
         let h = try SyncSubject(implementation)
         _ = try submit(h, request("ord-1"), by: People.ana)

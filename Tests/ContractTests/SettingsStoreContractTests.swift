@@ -7,8 +7,9 @@ import Testing
 /// The settings port, in memory and on PostgreSQL.
 @Suite("Settings store contract")
 struct SettingsStoreContractTests {
-    @Test("defaults apply until set; an update stores and audits only the keys that changed, newest first",
-          arguments: Implementation.allCases)
+    @Test(
+        "defaults apply until set; an update stores and audits only the keys that changed, newest first",
+        arguments: Implementation.allCases)
     func updatesAndAudit(_ implementation: Implementation) throws {
         let database = try implementation.database()
         defer { database?.shutdown() }
@@ -18,10 +19,11 @@ struct SettingsStoreContractTests {
         changed.minSupportedAppVersion = "2.4.0"
         changed.hardMinimumAppVersion = "1.9.0"
 
-        #expect(try store.update(changed, by: nil) == [
-            SettingChange(key: "hardMinimumAppVersion", old: "null", new: "\"1.9.0\""),
-            SettingChange(key: "minSupportedAppVersion", old: "\"2.0.0\"", new: "\"2.4.0\""),
-        ])
+        #expect(
+            try store.update(changed, by: nil) == [
+                SettingChange(key: "hardMinimumAppVersion", old: "null", new: "\"1.9.0\""),
+                SettingChange(key: "minSupportedAppVersion", old: "\"2.0.0\"", new: "\"2.4.0\""),
+            ])
         #expect(try store.current() == changed)
         #expect(try store.update(changed, by: nil).isEmpty)
         changed.hardMinimumAppVersion = nil

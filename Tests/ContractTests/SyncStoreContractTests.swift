@@ -10,7 +10,9 @@ struct SyncStoreContractTests {
     @Test("(a) a replayed push gets the same serverSeqs and changes nothing", arguments: Implementation.allCases)
     func replayedPush(_ implementation: Implementation) throws {
         let h = try SyncSubject(implementation)
-        let ops = [h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "t"]), h.ops.op(People.ana, .update, "jobs", "j-1", ["notes": "n"], base: 0)]
+        let ops = [
+            h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "t"]), h.ops.op(People.ana, .update, "jobs", "j-1", ["notes": "n"], base: 0),
+        ]
         let first = try h.push(ops, by: People.ana)
         let (before, record) = (try h.snapshot(), try h.record("jobs", "j-1"))
 
@@ -41,8 +43,9 @@ struct SyncStoreContractTests {
         #expect(try h.opLog(People.ana, [usage.opId]).map(\.result.serverSeq) == [first.serverSeq])
     }
 
-    @Test("(c) an op against a record another device deleted is RECORD_DELETED with the tombstone seq; no resurrection",
-          arguments: Implementation.allCases)
+    @Test(
+        "(c) an op against a record another device deleted is RECORD_DELETED with the tombstone seq; no resurrection",
+        arguments: Implementation.allCases)
     func deletedByOtherDevice(_ implementation: Implementation) throws {
         let h = try SyncSubject(implementation)
         let base = try h.applied(h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "Boiler"]), by: People.ana)
@@ -63,8 +66,9 @@ struct SyncStoreContractTests {
         #expect(change?.type == .delete && change?.tombstone?.deletedServerSeq == deleted)
     }
 
-    @Test("(d) two devices set jobs.status from one base: same final value in both push orders; the loser sees both values",
-          arguments: Implementation.allCases)
+    @Test(
+        "(d) two devices set jobs.status from one base: same final value in both push orders; the loser sees both values",
+        arguments: Implementation.allCases)
     func statusInBothOrders(_ implementation: Implementation) throws {
         var finals: [JSONValue?] = []
         for holdFirst in [true, false] {
@@ -77,19 +81,23 @@ struct SyncStoreContractTests {
                 let holdSeq = try h.applied(hold, by: People.ana)
                 let loser = try h.push1(complete, by: People.ben)
                 #expect(loser.status == .conflict && loser.code == .fieldConflict && loser.conflictId == nil)
-                #expect(loser.conflicts == [
-                    FieldConflict(field: "status", clientOld: "in_progress", clientNew: "complete", serverCurrent: "on_hold", serverSeq: holdSeq,
-                                  winner: .server)
-                ])
+                #expect(
+                    loser.conflicts == [
+                        FieldConflict(
+                            field: "status", clientOld: "in_progress", clientNew: "complete", serverCurrent: "on_hold", serverSeq: holdSeq,
+                            winner: .server)
+                    ])
             } else {
                 let synced = try h.drain(People.ben).cursor
                 let completeSeq = try h.applied(complete, by: People.ben)
                 let winner = try h.push1(hold, by: People.ana)
                 #expect(winner.status == .applied && winner.conflictId == nil)
-                #expect(winner.conflicts == [
-                    FieldConflict(field: "status", clientOld: "in_progress", clientNew: "on_hold", serverCurrent: "complete",
-                                  serverSeq: completeSeq, winner: .client)
-                ])
+                #expect(
+                    winner.conflicts == [
+                        FieldConflict(
+                            field: "status", clientOld: "in_progress", clientNew: "on_hold", serverCurrent: "complete",
+                            serverSeq: completeSeq, winner: .client)
+                    ])
                 // The overwritten device learns it from its next pull.
                 #expect(try h.drain(People.ben, from: synced).last("jobs", "j-1")?.payload?["status"] == "on_hold")
             }
@@ -105,7 +113,8 @@ struct SyncStoreContractTests {
         let h = try SyncSubject(implementation)
         let base = try h.applied(h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "t", "labor_minutes": 90]), by: People.ana)
 
-        let labor = try h.push1(h.ops.op(People.ana, .update, "jobs", "j-1", ["labor_minutes": 135], base: base, old: ["labor_minutes": 90]), by: People.ana)
+        let labor = try h.push1(
+            h.ops.op(People.ana, .update, "jobs", "j-1", ["labor_minutes": 135], base: base, old: ["labor_minutes": 90]), by: People.ana)
         let notes = try h.push1(h.ops.op(People.ben, .update, "jobs", "j-1", ["notes": "valve replaced"], base: base), by: People.ben)
 
         #expect(labor.status == .applied && notes.status == .applied && labor.conflicts == nil && notes.conflicts == nil)
@@ -115,16 +124,21 @@ struct SyncStoreContractTests {
         #expect(try h.record("jobs", "j-1")?.conflictId == nil)
     }
 
-    @Test("(f) clientSeq order: two batches of one device arriving reversed wait as deferred ops and end in the same state",
-          arguments: Implementation.allCases)
+    @Test(
+        "(f) clientSeq order: two batches of one device arriving reversed wait as deferred ops and end in the same state",
+        arguments: Implementation.allCases)
     func reversedBatches(_ implementation: Implementation) throws {
         var records: [StoredRecord] = []
         for reversed in [false, true] {
             let h = try SyncSubject(implementation)
-            let batch1 = [h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "t", "status": "in_progress"]),
-                          h.ops.op(People.ana, .update, "jobs", "j-1", ["notes": "one"], base: 0)]
-            let batch2 = [h.ops.op(People.ana, .update, "jobs", "j-1", ["labor_minutes": 30, "notes": "two"], base: 0),
-                          h.ops.op(People.ana, .update, "jobs", "j-1", ["status": "complete"], base: 0)]
+            let batch1 = [
+                h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "t", "status": "in_progress"]),
+                h.ops.op(People.ana, .update, "jobs", "j-1", ["notes": "one"], base: 0),
+            ]
+            let batch2 = [
+                h.ops.op(People.ana, .update, "jobs", "j-1", ["labor_minutes": 30, "notes": "two"], base: 0),
+                h.ops.op(People.ana, .update, "jobs", "j-1", ["status": "complete"], base: 0),
+            ]
             if reversed {
                 #expect(try h.push(batch2, by: People.ana).allSatisfy { $0.code == .awaitingPredecessor })
                 #expect(try h.opLog(People.ana, batch2.map(\.opId)).allSatisfy { $0.pending != nil })
@@ -140,18 +154,22 @@ struct SyncStoreContractTests {
             records.append(record)
         }
         #expect(records[0] == records[1])
-        #expect(records[0].payload == ["title": "t", "status": "complete", "notes": "two", "labor_minutes": 30, "assigneeId": "u-ana", "teamId": "t-1"])
+        #expect(
+            records[0].payload == ["title": "t", "status": "complete", "notes": "two", "labor_minutes": 30, "assigneeId": "u-ana", "teamId": "t-1"])
     }
 
-    @Test("(g) paging from a cursor far behind returns every change exactly once, the cursor strictly advancing",
-          arguments: Implementation.allCases)
+    @Test(
+        "(g) paging from a cursor far behind returns every change exactly once, the cursor strictly advancing",
+        arguments: Implementation.allCases)
     func pagingFarBehind(_ implementation: Implementation) throws {
         let h = try SyncSubject(implementation)
         let start = try h.drain(People.ana).cursor
         var seqs: [String: Int64] = [:]
         let creates = (1...45).map { h.ops.op(People.ana, .create, "jobs", "j-\($0)", ["title": .string("job \($0)")]) }
         for (index, result) in try h.push(creates, by: People.ana).enumerated() { seqs["j-\(index + 1)"] = result.serverSeq }
-        let updates = stride(from: 1, through: 45, by: 3).map { h.ops.op(People.ana, .update, "jobs", "j-\($0)", ["notes": "again"], base: seqs["j-\($0)"]) }
+        let updates = stride(from: 1, through: 45, by: 3).map {
+            h.ops.op(People.ana, .update, "jobs", "j-\($0)", ["notes": "again"], base: seqs["j-\($0)"])
+        }
         let deletes = stride(from: 2, through: 45, by: 5).map { h.ops.op(People.ana, .delete, "jobs", "j-\($0)", base: seqs["j-\($0)"]) }
         #expect(try h.push(updates + deletes, by: People.ana).allSatisfy { $0.status == .applied })
 
@@ -168,8 +186,9 @@ struct SyncStoreContractTests {
         #expect(try h.drain(People.ana).changes.count == 36, "an initial sync leaves out tombstones")
     }
 
-    @Test("Scope removal: a record moved out of a device's scopes is pulled as remove there and as upsert where it went",
-          arguments: Implementation.allCases)
+    @Test(
+        "Scope removal: a record moved out of a device's scopes is pulled as remove there and as upsert where it went",
+        arguments: Implementation.allCases)
     func scopeRemoval(_ implementation: Implementation) throws {
         let h = try SyncSubject(implementation)
         let base = try h.applied(h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "Boiler"]), by: People.ana)
@@ -186,8 +205,9 @@ struct SyncStoreContractTests {
         #expect(try h.drain(People.ana).changes.isEmpty, "a fresh sync never had the record")
     }
 
-    @Test("(h) after a failed op its entity's later ops are PREDECESSOR_FAILED, also on replay; other entities apply",
-          arguments: Implementation.allCases)
+    @Test(
+        "(h) after a failed op its entity's later ops are PREDECESSOR_FAILED, also on replay; other entities apply",
+        arguments: Implementation.allCases)
     func predecessorFailed(_ implementation: Implementation) throws {
         let h = try SyncSubject(implementation)
         let missing = h.ops.op(People.ana, .update, "jobs", "j-404", ["notes": "a"], base: 1)
@@ -210,7 +230,9 @@ struct SyncStoreContractTests {
         let before = try h.snapshot()
         let ops = (1...51).map { h.ops.op(People.ana, .create, "jobs", "j-\($0)", ["title": "t"]) }
 
-        #expect { try h.push(ops, by: People.ana) } throws: { ($0 as? SyncError)?.code == .validationFailed && ($0 as? SyncError)?.details?["field"] == "ops" }
+        #expect { try h.push(ops, by: People.ana) } throws: {
+            ($0 as? SyncError)?.code == .validationFailed && ($0 as? SyncError)?.details?["field"] == "ops"
+        }
 
         let after = try h.snapshot()
         #expect(after.newServerSeq == before.newServerSeq && after.changes.isEmpty)

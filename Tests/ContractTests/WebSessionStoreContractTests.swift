@@ -16,8 +16,9 @@ struct WebSessionStoreContractTests {
         return (database.map { PostgresWebSessionStore(database: $0) } ?? InMemoryWebSessionStore(), database)
     }
 
-    @Test("a session lives until its absolute expiry or idle cutoff; touch moves its idle time, find does not",
-          arguments: Implementation.allCases)
+    @Test(
+        "a session lives until its absolute expiry or idle cutoff; touch moves its idle time, find does not",
+        arguments: Implementation.allCases)
     func liveness(_ implementation: Implementation) throws {
         let (sessions, database) = try sessions(implementation)
         defer { database?.shutdown() }

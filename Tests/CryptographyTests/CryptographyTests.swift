@@ -30,10 +30,11 @@ struct CryptographyTests {
 
     @Test("PBKDF2-HMAC-SHA256 matches the RFC 7914 vector through the stored-hash format")
     func pbkdf2Vector() throws {
-        let derived = Data(hexString: """
-            55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc\
-            49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783
-            """)!
+        let derived = Data(
+            hexString: """
+                55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc\
+                49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783
+                """)!
         let stored = "pbkdf2-sha256$1$\(Data("salt".utf8).base64EncodedString())$\(derived.base64EncodedString())"
         let hasher = PasswordHasher(iterations: 1)
         #expect(hasher.verify("passwd", against: stored))

@@ -1,8 +1,8 @@
+import AppTesting
 import FieldSyncClient
 import Foundation
 import SyncProtocol
 import Testing
-import AppTesting
 
 /// Two devices edit the same record offline: the server decides field by field, and the
 /// device that lost shows both values until its user chooses.

@@ -1,9 +1,9 @@
 import AppTesting
 import Foundation
 import Storage
+import SyncEngine
 import SyncProtocol
 import Testing
-import SyncEngine
 
 /// A device process is killed with SIGKILL at random instants while it edits, pushes and
 /// uploads, and started again on the same SQLite file each time. At the end the server

@@ -1,9 +1,9 @@
 import FieldSyncClient
 import Foundation
 import SQLite
+import SyncEngine
 import SyncProtocol
 import Testing
-import SyncEngine
 
 /// A device that was away too long downloads everything again without touching its queue;
 /// synced copies expire locally, unsynced work never does.

@@ -1,8 +1,8 @@
 import FieldSyncClient
 import Foundation
+import SyncEngine
 import SyncProtocol
 import Testing
-import SyncEngine
 
 /// Backoff, Retry-After, version gating: the sync loop against a server and network that
 /// say no, with the device's sleep recorded.

@@ -1,8 +1,8 @@
 import FieldSyncClient
 import Foundation
+import SyncEngine
 import SyncProtocol
 import Testing
-import SyncEngine
 
 /// Work saved offline reaches the server once the network is back, exactly once, in order.
 @Suite("Offline edits and sync")

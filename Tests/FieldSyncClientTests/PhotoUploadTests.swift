@@ -1,8 +1,8 @@
 import FieldSyncClient
 import Foundation
+import SyncEngine
 import SyncProtocol
 import Testing
-import SyncEngine
 
 /// Photos upload in chunks that resume after a cut or a relaunch, and the edits that name
 /// them wait on the server until they arrive.

@@ -3,9 +3,9 @@ import AppTesting
 import FieldSyncClient
 import Foundation
 import Storage
+import SyncEngine
 import SyncProtocol
 import Testing
-import SyncEngine
 
 /// Sign-in, an ended session, and sign-out that never loses work silently.
 @Suite("Sessions and sign-out")

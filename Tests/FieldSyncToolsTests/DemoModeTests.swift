@@ -18,7 +18,8 @@ struct DemoModeTests {
         defer { serve.signal(SIGTERM) }
         let port = try await Self.listeningPort(of: serve)
         let client = TestClient(baseURL: URL(string: "http://127.0.0.1:\(port)/")!)
-        let login = try await client.post("/v1/auth/token", json: TokenRequest(username: "admin", password: "demo-admin-pass", deviceId: "demo-check"))
+        let login = try await client.post(
+            "/v1/auth/token", json: TokenRequest(username: "admin", password: "demo-admin-pass", deviceId: "demo-check"))
         let token = try login.decode(TokenResponse.self).token
 
         // The fleet's first round: polled with a deadline, and looked at once more after it.
@@ -45,7 +46,8 @@ struct DemoModeTests {
         var names = Set<String>()
         var cursor: String?
         repeat {
-            let page = try await client.get("/v1/sync/pull?limit=500" + (cursor.map { "&cursor=\($0)" } ?? ""), token: token).decode(PullResponse.self)
+            let page = try await client.get("/v1/sync/pull?limit=500" + (cursor.map { "&cursor=\($0)" } ?? ""), token: token).decode(
+                PullResponse.self)
             names.formUnion(page.changes.map(\.collection))
             cursor = page.hasMore ? page.nextCursor : nil
         } while cursor != nil

@@ -1,10 +1,11 @@
 import App
 import AppTesting
-@testable import FieldSyncTools
 import Foundation
 import Storage
 import SyncEngine
 import Testing
+
+@testable import FieldSyncTools
 
 /// A small fleet of real SDK devices works a field day against a real server; the server's
 /// journal, records and conflict queue are then checked, as `fieldsync simulate` does.

@@ -1,10 +1,11 @@
 import App
 import AppTesting
 import FieldSyncClient
-@testable import FieldSyncTools
 import Foundation
 import Synchronization
 import Testing
+
+@testable import FieldSyncTools
 
 /// The link-shaping relay, with real sockets between real clients and a real server.
 @Suite("Shaped relay")

@@ -89,10 +89,11 @@ struct RouterTests {
     @Test("lists every registered method and pattern in registration order")
     func listsRoutes() {
         let routes = Self.router().routes.map { "\($0.method.rawValue) \($0.pattern)" }
-        #expect(routes == [
-            "GET /v1/attachments/{attId}/chunks/{index}", "GET /v1/attachments/new", "PUT /v1/attachments/{attId}",
-            "GET /v1/attachments/{attId}",
-        ])
+        #expect(
+            routes == [
+                "GET /v1/attachments/{attId}/chunks/{index}", "GET /v1/attachments/new", "PUT /v1/attachments/{attId}",
+                "GET /v1/attachments/{attId}",
+            ])
     }
 
     @Test("answers 400 when a handler asks for a parameter its route lacks")

@@ -45,7 +45,9 @@ struct ClusterSupervisorTests {
 
 extension ClusterSupervisorTests {
     /// Starts the cluster and a supervisor watching it; the failures it reports are collected.
-    static func supervise(_ cluster: LocalCluster, interval: Duration = .milliseconds(100)) throws
+    static func supervise(
+        _ cluster: LocalCluster, interval: Duration = .milliseconds(100)
+    ) throws
         -> (PostgresConfiguration, ClusterSupervisor, Failures)
     {
         let configuration = try cluster.start()

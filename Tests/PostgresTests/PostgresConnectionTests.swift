@@ -22,7 +22,10 @@ struct PostgresConnectionTests {
         let rows = try connection.pipeline([query.plannedPerRun(), "SELECT \(1)::int"])
         #expect(try rows[0][0].decode(0, as: Int.self) == 42)
         let prepared = try connection.query("SELECT statement FROM pg_prepared_statements ORDER BY statement")
-        #expect(try prepared.map { try $0.decode(0, as: String.self) } == ["SELECT $1::int", "SELECT statement FROM pg_prepared_statements ORDER BY statement"])
+        #expect(
+            try prepared.map { try $0.decode(0, as: String.self) } == [
+                "SELECT $1::int", "SELECT statement FROM pg_prepared_statements ORDER BY statement",
+            ])
     }
 
     @Test("keeps the number of prepared statements bounded")

@@ -5,7 +5,9 @@ import Testing
 
 @Suite("Session timeouts")
 struct SessionTimeoutTests {
-    private func client(_ configuration: PostgresConfiguration? = nil, idleInTransaction: Duration = .milliseconds(400)) throws
+    private func client(
+        _ configuration: PostgresConfiguration? = nil, idleInTransaction: Duration = .milliseconds(400)
+    ) throws
         -> PostgresClient
     {
         var options = PostgresClient.Options()

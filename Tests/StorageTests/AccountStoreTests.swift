@@ -34,10 +34,11 @@ struct SettingsStoreTests {
         changed.minSupportedAppVersion = "2.4.0"
         changed.hardMinimumAppVersion = "1.9.0"
         let changes = try store.update(changed, by: nil)
-        #expect(changes == [
-            SettingChange(key: "hardMinimumAppVersion", old: "null", new: "\"1.9.0\""),
-            SettingChange(key: "minSupportedAppVersion", old: "\"2.0.0\"", new: "\"2.4.0\""),
-        ])
+        #expect(
+            changes == [
+                SettingChange(key: "hardMinimumAppVersion", old: "null", new: "\"1.9.0\""),
+                SettingChange(key: "minSupportedAppVersion", old: "\"2.0.0\"", new: "\"2.4.0\""),
+            ])
         let fresh = PostgresSettingsStore(database: database)
         #expect(try fresh.current() == changed)
         changed.hardMinimumAppVersion = nil

@@ -2,10 +2,10 @@ import Foundation
 import Postgres
 import PostgresTesting
 import SyncEngine
+import SyncProtocol
 import Testing
 
 @testable import Storage
-import SyncProtocol
 
 /// Follows `next` from the first page to the last and returns every row in order.
 private func walk<Row>(_ fetch: (PageCursor?) throws -> PageOf<Row>) throws -> (rows: [Row], pages: Int) {
@@ -240,7 +240,8 @@ struct BackOfficePagingTests {
         let orders = PostgresOrderStore(database: database)
         let accounts = PostgresAccountStore(database: database)
         let bad: [PageCursor] = [
-            PageCursor([]), PageCursor(["2026-06-15T09:00:00.000000Z"]), PageCursor(["now", "c-1"]), PageCursor(["2026-02-30T00:00:00.000000Z", "c"]),
+            PageCursor([]), PageCursor(["2026-06-15T09:00:00.000000Z"]), PageCursor(["now", "c-1"]),
+            PageCursor(["2026-02-30T00:00:00.000000Z", "c"]),
             PageCursor(["2026-06-15 09:00:00", "c"]), PageCursor(["2026-06-15T09:00:00.000000Z", "c\u{0}"]), PageCursor(["x", "y", "z", "w"]),
         ]
         for cursor in bad {

@@ -66,10 +66,12 @@ struct BlobStoreTests {
         #expect(contents(blobs.root).filter { $0.count > 10 } == ["\(sha256.prefix(2))/\(sha256.dropFirst(2).prefix(2))/\(sha256)"])
     }
 
-    @Test("Names that are not lowercase hex SHA-256 never become paths", arguments: [
-        "../../etc/passwd", String(repeating: "A", count: 64), String(repeating: "a", count: 63), "",
-        "../" + String(repeating: "a", count: 61),
-    ])
+    @Test(
+        "Names that are not lowercase hex SHA-256 never become paths",
+        arguments: [
+            "../../etc/passwd", String(repeating: "A", count: 64), String(repeating: "a", count: 63), "",
+            "../" + String(repeating: "a", count: 61),
+        ])
     func refusesNonDigests(name: String) throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let (source, _) = try file(Data("x".utf8))

@@ -17,7 +17,9 @@ struct JSONColumnTests {
     @Test("field metadata is encoded ahead of its numbers, filled in canonically, and reads back the same")
     func fieldMetaColumn() throws {
         let draft = [
-            record("a", ["status": FieldMeta(seq: 900, opId: "op-\"1\"", deviceId: "dev-1"), "title": FieldMeta(seq: 3), "é": FieldMeta(seq: 901, opId: "o")]),
+            record(
+                "a",
+                ["status": FieldMeta(seq: 900, opId: "op-\"1\"", deviceId: "dev-1"), "title": FieldMeta(seq: 3), "é": FieldMeta(seq: 901, opId: "o")]),
             record("b", [:]),
         ]
         var final = draft
@@ -26,12 +28,13 @@ struct JSONColumnTests {
         let column = FieldMetaColumn(draft)
         let literal = try #require(column.filled(with: final))
         let elements = try [String](postgresText: literal)
-        #expect(elements == [
-            #"{"status":{"deviceId":"dev-1","opId":"op-\"1\"","seq":12},"title":{"seq":3},"é":{"opId":"o","seq":13}}"#, "{}",
-        ])
+        #expect(
+            elements == [
+                #"{"status":{"deviceId":"dev-1","opId":"op-\"1\"","seq":12},"title":{"seq":3},"é":{"opId":"o","seq":13}}"#, "{}",
+            ])
         #expect(try JSONColumn.decodeFieldMeta(elements[0]) == final[0].fieldMeta)
         #expect(column.filled(with: [final[1]]) == nil, "rows that are not the drafted ones")
-        #expect(try [String](postgresText: try #require(FieldMetaColumn([]).filled(with: [])) ) == [])
+        #expect(try [String](postgresText: try #require(FieldMetaColumn([]).filled(with: []))) == [])
     }
 
     @Test("payloads and field metadata the quick parser leaves alone still decode")

@@ -11,7 +11,8 @@ struct RetentionStoreTests {
     func purge() throws {
         let database = try StorageDatabase.migrated()
         try database.withConnection { connection in
-            try connection.executeScript("""
+            try connection.executeScript(
+                """
                 INSERT INTO op_log (device_id, op_id, client_seq, entity_key, author_id, collection, record_id, status, result,
                                     fingerprint, body, received_at)
                 VALUES ('d', 'old-applied', 1, 'r', 'u', 'jobs', 'r', 'applied', '{}', 'f', '{}', now() - interval '40 days'),

@@ -3,8 +3,8 @@ import Foundation
 import Postgres
 import PostgresTesting
 import Storage
-import SyncEngine
 import Support
+import SyncEngine
 import SyncProtocol
 import Testing
 
@@ -17,10 +17,12 @@ struct SequenceCounterTests {
     /// What the backend running `sql` waits for: the `pg_locks` lock type, or nil while it is not waiting.
     private func waitingLock(on database: PostgresClient, runningLike sql: String) throws -> String? {
         try database.withConnection { connection in
-            try connection.query("""
+            try connection.query(
+                """
                 SELECT l.locktype FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
                 WHERE NOT l.granted AND a.query LIKE \(sql)
-                """).first?.decode(0, as: String.self)
+                """
+            ).first?.decode(0, as: String.self)
         }
     }
 

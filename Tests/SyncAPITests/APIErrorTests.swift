@@ -8,7 +8,10 @@ struct APIErrorTests {
     @Test("renders errors as the protocol envelope")
     func envelope() throws {
         let response = APIError.validationFailed(field: "lines[0].qty", "Bad.").response()
-        guard case .bytes(let data) = response.body else { Issue.record("not bytes"); return }
+        guard case .bytes(let data) = response.body else {
+            Issue.record("not bytes")
+            return
+        }
         #expect(response.status == 400)
         #expect(response.headers["Content-Type"] == "application/json; charset=utf-8")
         #expect(

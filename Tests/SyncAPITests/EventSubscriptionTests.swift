@@ -1,11 +1,11 @@
 import Foundation
 import HTTP
 import SyncEngine
+import SyncProtocol
 import Synchronization
 import Testing
 
 @testable import SyncAPI
-import SyncProtocol
 
 @Suite("Live feed subscriber queues")
 struct EventSubscriptionTests {

@@ -61,20 +61,26 @@ struct JSONParsingTests {
         let op = PushOp(
             opId: "op-1", clientSeq: 7, collection: "jobs", recordId: "job-1", type: .update, entityKey: "job-1", baseServerSeq: 41,
             occurredAt: "2026-11-03T08:12:00Z",
-            fields: ["status": FieldChange(old: "in_progress", new: "complete"), "notes": FieldChange(old: nil, new: nil), "n": FieldChange(new: 2.5)],
+            fields: [
+                "status": FieldChange(old: "in_progress", new: "complete"), "notes": FieldChange(old: nil, new: nil), "n": FieldChange(new: 2.5),
+            ],
             dependsOn: ["att-1"], resolves: "c-1")
         // A sample with every property set: a property added to PushOp but not to the quick reader shows here.
-        #expect(Mirror(reflecting: op).children.allSatisfy { child in
-            guard let optional = child.value as? any OptionalProtocol else { return true }
-            return optional.isSome
-        })
-        let request = PushRequest(deviceId: "dev-1", schemaVersion: 3, clientSeqRange: ClientSeqRange(from: 7, to: 8), ops: [
-            op, PushOp(opId: "op-2", clientSeq: 8, collection: "jobs", recordId: "job-2", type: .delete, occurredAt: "2026-11-03T08:13:00Z"),
-        ])
+        #expect(
+            Mirror(reflecting: op).children.allSatisfy { child in
+                guard let optional = child.value as? any OptionalProtocol else { return true }
+                return optional.isSome
+            })
+        let request = PushRequest(
+            deviceId: "dev-1", schemaVersion: 3, clientSeqRange: ClientSeqRange(from: 7, to: 8),
+            ops: [
+                op, PushOp(opId: "op-2", clientSeq: 8, collection: "jobs", recordId: "job-2", type: .delete, occurredAt: "2026-11-03T08:13:00Z"),
+            ])
         let body = try JSONEncoder().encode(request)
         #expect(PushRequest(quickly: body) == request)
         #expect(PushRequest(quickly: body) == (try JSONDecoder().decode(PushRequest.self, from: body)))
-        let spelledOut = Data(#"{"deviceId":"d","schemaVersion":3.0,"ops":[{"opId":"o","clientSeq":1,"collection":"jobs","#.utf8)
+        let spelledOut =
+            Data(#"{"deviceId":"d","schemaVersion":3.0,"ops":[{"opId":"o","clientSeq":1,"collection":"jobs","#.utf8)
             + Data(#""recordId":"r","type":"create","occurredAt":"t","entityKey":null,"fields":{"a":{"new":null}},"extra":1}]}"#.utf8)
         #expect(PushRequest(quickly: spelledOut) == (try JSONDecoder().decode(PushRequest.self, from: spelledOut)))
     }

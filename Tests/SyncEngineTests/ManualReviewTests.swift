@@ -8,9 +8,11 @@ import Testing
 struct ManualReviewTests {
     /// A report created by ana, then changed by ben, then ana's stale edit: returns ana's REVIEW_REQUIRED result.
     private func reviewed(_ h: inout Harness) throws -> (result: OpResult, benSeq: Int64) {
-        let base = try #require(try h.push1(h.ops.op(People.ana, .create, "reports", "r-1", ["assignmentId": "a-1", "answers": ["q1": "yes"]]), by: People.ana).serverSeq)
+        let base = try #require(
+            try h.push1(h.ops.op(People.ana, .create, "reports", "r-1", ["assignmentId": "a-1", "answers": ["q1": "yes"]]), by: People.ana).serverSeq)
         let ben = try h.push1(h.ops.op(People.ben, .update, "reports", "r-1", ["answers": ["q1": "no"]], base: base), by: People.ben)
-        let ana = try h.push1(h.ops.op(People.ana, .update, "reports", "r-1", ["answers": ["q1": "maybe"], "photos": ["att-9"]], base: base), by: People.ana)
+        let ana = try h.push1(
+            h.ops.op(People.ana, .update, "reports", "r-1", ["answers": ["q1": "maybe"], "photos": ["att-9"]], base: base), by: People.ana)
         return (ana, try #require(ben.serverSeq))
     }
 
@@ -26,7 +28,8 @@ struct ManualReviewTests {
         #expect(report.conflictId == conflictId)
         let entry = try #require(h.state.conflicts[conflictId]?.entry)
         #expect(entry.serverRevision == ["assignmentId": "a-1", "answers": ["q1": "no"], "assigneeId": "u-ana", "teamId": "t-1"])
-        #expect(entry.deviceRevision == ["assignmentId": "a-1", "answers": ["q1": "maybe"], "photos": ["att-9"], "assigneeId": "u-ana", "teamId": "t-1"])
+        #expect(
+            entry.deviceRevision == ["assignmentId": "a-1", "answers": ["q1": "maybe"], "photos": ["att-9"], "assigneeId": "u-ana", "teamId": "t-1"])
         #expect(entry.fields.map(\.field) == ["answers"] && entry.state == .open && entry.authorId == "u-ana")
         #expect(h.state.changes.last?.seq == report.serverSeq)
     }
@@ -106,7 +109,9 @@ struct ManualReviewTests {
         let report = try #require(h.record("reports", "r-1"))
         #expect(report.conflictId == nil && report.payload["answers"] == ["q1": "maybe"])
         let entry = try #require(h.state.conflicts[id]?.entry)
-        #expect(entry.state == .resolved && entry.resolution == ConflictEntry.Resolution(choice: .device, by: "u-ana", at: h.clock.stamp(), serverSeq: push.serverSeq!))
+        #expect(
+            entry.state == .resolved
+                && entry.resolution == ConflictEntry.Resolution(choice: .device, by: "u-ana", at: h.clock.stamp(), serverSeq: push.serverSeq!))
         let bogus = h.ops.op(People.ana, .update, "reports", "r-1", ["answers": ["q1": "x"]], base: report.serverSeq, resolves: "c-404")
         let rejected = try h.push1(bogus, by: People.ana)
         #expect(rejected.code == .validationFailed && rejected.details?["field"] == "resolves")

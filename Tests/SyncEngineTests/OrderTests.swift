@@ -80,7 +80,8 @@ struct OrderTests {
     @Test("Orders pushed by devices start SUBMITTED; only the office moves status, along the declared transitions")
     func pushedOrders() throws {
         var h = try Harness()
-        let create = try h.push1(h.ops.op(People.ana, .create, "orders", "ord-7", ["customerId": "c", "lines": [["sku": "A", "qty": 1]]]), by: People.ana)
+        let create = try h.push1(
+            h.ops.op(People.ana, .create, "orders", "ord-7", ["customerId": "c", "lines": [["sku": "A", "qty": 1]]]), by: People.ana)
         let events = h.state.events
         #expect(create.status == .applied && events.contains { $0.type == .orderCreated && $0.recordId == "ord-7" })
         let sneaky = try h.push1(h.ops.op(People.ana, .update, "orders", "ord-7", ["status": "CONFIRMED"], base: create.serverSeq), by: People.ana)

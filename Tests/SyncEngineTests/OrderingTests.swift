@@ -44,8 +44,9 @@ struct OrderingTests {
     @Test("Rule 1: the fingerprint ignores spellings with the same meaning")
     func fingerprintNormalization() throws {
         let h = try Harness()
-        let op = PushOp(opId: "o", clientSeq: 1, collection: "jobs", recordId: "j", type: .update, occurredAt: "2026-11-03T08:00:00Z",
-                        fields: ["a": FieldChange(new: 1)], dependsOn: ["x", "y"])
+        let op = PushOp(
+            opId: "o", clientSeq: 1, collection: "jobs", recordId: "j", type: .update, occurredAt: "2026-11-03T08:00:00Z",
+            fields: ["a": FieldChange(new: 1)], dependsOn: ["x", "y"])
         var same = op
         same.entityKey = "j"
         same.dependsOn = ["y", "x", "x"]
@@ -132,7 +133,8 @@ struct OrderingTests {
     @Test("Rule 6: an op whose attachments are not finalized is DEPENDENCY_PENDING and applies once they are")
     func dependencyPending() throws {
         var h = try Harness()
-        let op = h.ops.op(People.ana, .create, "part_usage", "p-1", ["job_id": "j-1", "sku": "S", "qty": 2, "photo": "att-1"], dependsOn: ["att-1", "att-2"])
+        let op = h.ops.op(
+            People.ana, .create, "part_usage", "p-1", ["job_id": "j-1", "sku": "S", "qty": 2, "photo": "att-1"], dependsOn: ["att-1", "att-2"])
         h.store.finalizeAttachment("att-2", of: RecordKey(collection: "part_usage", recordId: "p-1"))
         let result = try h.push1(op, by: People.ana)
         #expect(result.status == .deferred && result.code == .dependencyPending && result.missing == .attachments(["att-1"]))

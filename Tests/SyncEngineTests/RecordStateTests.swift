@@ -7,7 +7,9 @@ import Testing
 @Suite("Push rules 7 and 8")
 struct RecordStateTests {
     /// Creates `jobs/j-1` from ana's device and returns its serverSeq.
-    private func job(_ h: inout Harness, _ fields: [String: JSONValue] = ["title": "Boiler", "status": "in_progress", "labor_minutes": 90]) throws -> Int64 {
+    private func job(
+        _ h: inout Harness, _ fields: [String: JSONValue] = ["title": "Boiler", "status": "in_progress", "labor_minutes": 90]
+    ) throws -> Int64 {
         try #require(try h.push1(h.ops.op(People.ana, .create, "jobs", "j-1", fields), by: People.ana).serverSeq)
     }
 
@@ -105,10 +107,14 @@ struct RecordStateTests {
         var h = try Harness()
         let base = try job(&h)
         let ben = try h.push1(h.ops.op(People.ben, .update, "jobs", "j-1", ["notes": "ben"], base: base), by: People.ben)
-        let ana = try h.push1(h.ops.op(People.ana, .update, "jobs", "j-1", ["notes": "ana", "labor_minutes": 120], base: base, old: ["notes": nil]), by: People.ana)
+        let ana = try h.push1(
+            h.ops.op(People.ana, .update, "jobs", "j-1", ["notes": "ana", "labor_minutes": 120], base: base, old: ["notes": nil]), by: People.ana)
         #expect(ana.status == .conflict && ana.code == .fieldConflict && ana.appliedFields == ["labor_minutes"])
         let serverSeq = try #require(ana.serverSeq)
-        #expect(ana.conflicts == [FieldConflict(field: "notes", clientOld: nil, clientNew: "ana", serverCurrent: "ben", serverSeq: ben.serverSeq!, winner: .server)])
+        #expect(
+            ana.conflicts == [
+                FieldConflict(field: "notes", clientOld: nil, clientNew: "ana", serverCurrent: "ben", serverSeq: ben.serverSeq!, winner: .server)
+            ])
         let conflictId = try #require(ana.conflictId)
         let job = try #require(h.record("jobs", "j-1"))
         #expect(job.payload["notes"] == "ben" && job.payload["labor_minutes"] == 120 && job.serverSeq == serverSeq)
@@ -126,9 +132,15 @@ struct RecordStateTests {
         var h = try Harness()
         let base = try job(&h)
         let ben = try h.push1(h.ops.op(People.ben, .update, "jobs", "j-1", ["status": "complete"], base: base), by: People.ben)
-        let ana = try h.push1(h.ops.op(People.ana, .update, "jobs", "j-1", ["status": "on_hold"], base: base, old: ["status": "in_progress"]), by: People.ana)
+        let ana = try h.push1(
+            h.ops.op(People.ana, .update, "jobs", "j-1", ["status": "on_hold"], base: base, old: ["status": "in_progress"]), by: People.ana)
         #expect(ana.status == .applied && ana.code == nil && ana.conflictId == nil)
-        #expect(ana.conflicts == [FieldConflict(field: "status", clientOld: "in_progress", clientNew: "on_hold", serverCurrent: "complete", serverSeq: ben.serverSeq!, winner: .client)])
+        #expect(
+            ana.conflicts == [
+                FieldConflict(
+                    field: "status", clientOld: "in_progress", clientNew: "on_hold", serverCurrent: "complete", serverSeq: ben.serverSeq!,
+                    winner: .client)
+            ])
         #expect(h.record("jobs", "j-1")?.payload["status"] == "on_hold")
     }
 

@@ -125,12 +125,19 @@ struct SchemaTests {
     @Test("Rule 5: migrations rewrite old payloads step by step; no path means nil")
     func migrations() throws {
         let schema = try Schema.builtIn()
-        let v1: [String: FieldChange] = ["status": FieldChange(old: "started", new: "paused"), "laborMinutes": FieldChange(new: 30),
-                                         "legacyCode": FieldChange(new: "X")]
+        let v1: [String: FieldChange] = [
+            "status": FieldChange(old: "started", new: "paused"), "laborMinutes": FieldChange(new: 30),
+            "legacyCode": FieldChange(new: "X"),
+        ]
         let migrated = try #require(schema.migrate(v1, type: .update, collection: "jobs", from: 1))
         #expect(migrated == ["status": FieldChange(old: "in_progress", new: "on_hold"), "labor_minutes": FieldChange(new: 30)])
-        #expect(schema.migrate(["laborMinutes": FieldChange(new: 5)], type: .update, collection: "jobs", from: 2) == ["labor_minutes": FieldChange(new: 5)])
-        #expect(schema.migrate(["laborMinutes": FieldChange(new: 5)], type: .update, collection: "jobs", from: 3) == ["laborMinutes": FieldChange(new: 5)])
+        #expect(
+            schema.migrate(["laborMinutes": FieldChange(new: 5)], type: .update, collection: "jobs", from: 2) == [
+                "labor_minutes": FieldChange(new: 5)
+            ])
+        #expect(
+            schema.migrate(["laborMinutes": FieldChange(new: 5)], type: .update, collection: "jobs", from: 3) == ["laborMinutes": FieldChange(new: 5)]
+        )
         let part = schema.migrate(["jobId": FieldChange(new: "j"), "sku": FieldChange(new: "s")], type: .create, collection: "part_usage", from: 1)
         #expect(part == ["job_id": FieldChange(new: "j"), "sku": FieldChange(new: "s"), "qty": FieldChange(new: 1)])
         #expect(schema.migrate([:], type: .update, collection: "jobs", from: 0) == nil)

@@ -43,10 +43,13 @@ struct ScopeTests {
     func reassignment() throws {
         var h = try Harness()
         let base = try h.push1(h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "t"]), by: People.ana).serverSeq
-        let move = try h.push1(h.ops.op(People.dora, .update, "jobs", "j-1", ["assigneeId": "u-carla", "teamId": "t-2"], base: base), by: People.dora)
+        let move = try h.push1(
+            h.ops.op(People.dora, .update, "jobs", "j-1", ["assigneeId": "u-carla", "teamId": "t-2"], base: base), by: People.dora)
         #expect(move.status == .applied)
         let change = try #require(h.state.changes.last)
-        #expect(change.seq == move.serverSeq && change.scopeKeysBefore == [.team("t-1"), .user("u-ana")] && change.scopeKeysAfter == [.team("t-2"), .user("u-carla")])
+        #expect(
+            change.seq == move.serverSeq && change.scopeKeysBefore == [.team("t-1"), .user("u-ana")]
+                && change.scopeKeysAfter == [.team("t-2"), .user("u-carla")])
         let job = try #require(h.record("jobs", "j-1"))
         #expect(!People.ana.canSee(job.scopeKeys))
         let event = try #require(h.state.events.last { $0.type == .recordChanged })

@@ -23,7 +23,8 @@ struct ValidationTests {
     @Test("Rule 4: VALIDATION_FAILED for a wrong type comes before FIELD_READ_ONLY and names the field")
     func typeBeforeReadOnly() throws {
         var h = try Harness()
-        let op = h.ops.op(People.ana, .create, "orders", "o-1", ["customerId": "c", "lines": [["sku": "A", "qty": 1]], "note": 7, "rejectionReason": "x"])
+        let op = h.ops.op(
+            People.ana, .create, "orders", "o-1", ["customerId": "c", "lines": [["sku": "A", "qty": 1]], "note": 7, "rejectionReason": "x"])
         let result = try h.push1(op, by: People.ana)
         #expect(result.code == .validationFailed && result.details?["field"] == "note")
     }
@@ -33,7 +34,8 @@ struct ValidationTests {
         var h = try Harness()
         let result = try h.push1(h.ops.op(People.ana, .create, "part_usage", "p-1", ["job_id": "j", "sku": "s"]), by: People.ana)
         #expect(result.code == .validationFailed && result.details?["field"] == "qty")
-        let nested = try h.push1(h.ops.op(People.ana, .create, "orders", "o-1", ["customerId": "c", "lines": [["sku": "A", "qty": 0]]]), by: People.ana)
+        let nested = try h.push1(
+            h.ops.op(People.ana, .create, "orders", "o-1", ["customerId": "c", "lines": [["sku": "A", "qty": 0]]]), by: People.ana)
         #expect(nested.code == .validationFailed && nested.details?["field"] == "lines" && nested.details?["path"] == "lines[0].qty")
         let below = try h.push1(h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "t", "labor_minutes": -1]), by: People.ana)
         #expect(below.code == .validationFailed && below.details?["field"] == "labor_minutes")
@@ -49,8 +51,12 @@ struct ValidationTests {
     @Test("Rule 4: FIELD_READ_ONLY for server-owned fields comes before OUT_OF_SCOPE")
     func readOnlyBeforeScope() throws {
         var h = try Harness()
-        let op = h.ops.op(People.ana, .create, "orders", "o-1", ["customerId": "c", "lines": [["sku": "A", "qty": 1]], "status": "CONFIRMED",
-                                                                 "assigneeId": "u-carla", "teamId": "t-2"])
+        let op = h.ops.op(
+            People.ana, .create, "orders", "o-1",
+            [
+                "customerId": "c", "lines": [["sku": "A", "qty": 1]], "status": "CONFIRMED",
+                "assigneeId": "u-carla", "teamId": "t-2",
+            ])
         let result = try h.push1(op, by: People.ana)
         #expect(result.code == .fieldReadOnly && result.details?["field"] == "status")
     }
@@ -62,7 +68,8 @@ struct ValidationTests {
         #expect(result.code == .fieldReadOnly && result.details?["field"] == "title")
         let supervisor = try h.push1(h.ops.op(People.sam, .create, "jobs", "j-1", ["title": "t"]), by: People.sam)
         #expect(supervisor.code == .fieldReadOnly)
-        let dispatcher = try h.push1(h.ops.op(People.dora, .create, "assignments", "a-1", ["title": "Inspect", "assigneeId": "u-ana"]), by: People.dora)
+        let dispatcher = try h.push1(
+            h.ops.op(People.dora, .create, "assignments", "a-1", ["title": "Inspect", "assigneeId": "u-ana"]), by: People.dora)
         #expect(dispatcher.status == .applied)
         let delete = try h.push1(h.ops.op(People.ana, .delete, "assignments", "a-1", base: dispatcher.serverSeq), by: People.ana)
         #expect(delete.code == .fieldReadOnly && delete.details?["collection"] == "assignments")
@@ -78,7 +85,8 @@ struct ValidationTests {
     @Test("Rule 4: OUT_OF_SCOPE comes before OCCURRED_AT_OUT_OF_RANGE")
     func scopeBeforeOccurredAt() throws {
         var h = try Harness()
-        let op = h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "t", "teamId": "t-2", "assigneeId": "u-carla"], occurredAt: h.clock.stamp(3600))
+        let op = h.ops.op(
+            People.ana, .create, "jobs", "j-1", ["title": "t", "teamId": "t-2", "assigneeId": "u-carla"], occurredAt: h.clock.stamp(3600))
         #expect(try h.push1(op, by: People.ana).code == .outOfScope)
     }
 
@@ -132,9 +140,11 @@ struct ValidationTests {
     @Test("Rule 5: a v2 payload is migrated on accept (laborMinutes becomes labor_minutes)")
     func migrationOnAccept() throws {
         var h = try Harness()
-        let create = try h.push1(h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "Boiler", "laborMinutes": 30]), by: People.ana, schemaVersion: 2)
+        let create = try h.push1(
+            h.ops.op(People.ana, .create, "jobs", "j-1", ["title": "Boiler", "laborMinutes": 30]), by: People.ana, schemaVersion: 2)
         #expect(create.status == .applied)
-        let update = try h.push1(h.ops.op(People.ana, .update, "jobs", "j-1", ["status": "paused"], base: create.serverSeq), by: People.ana, schemaVersion: 1)
+        let update = try h.push1(
+            h.ops.op(People.ana, .update, "jobs", "j-1", ["status": "paused"], base: create.serverSeq), by: People.ana, schemaVersion: 1)
         #expect(update.status == .applied)
         let job = try #require(h.record("jobs", "j-1"))
         #expect(job.payload["labor_minutes"] == 30 && job.payload["laborMinutes"] == nil && job.payload["status"] == "on_hold")

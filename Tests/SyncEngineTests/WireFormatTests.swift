@@ -84,21 +84,30 @@ struct WireFormatTests {
 
     @Test("An op result omits absent members and encodes missing as ids or numbers")
     func opResult() throws {
-        #expect(try json(OpResult(opId: "a", status: .applied, serverSeq: 7, recordId: "r")) == #"{"opId":"a","recordId":"r","serverSeq":7,"status":"applied"}"#)
+        #expect(
+            try json(OpResult(opId: "a", status: .applied, serverSeq: 7, recordId: "r"))
+                == #"{"opId":"a","recordId":"r","serverSeq":7,"status":"applied"}"#)
         let seqs = OpResult(opId: "b", status: .deferred, code: .awaitingPredecessor, missing: .clientSeqs([4, 5]))
         #expect(try json(seqs) == #"{"code":"AWAITING_PREDECESSOR","missing":[4,5],"opId":"b","status":"deferred"}"#)
         let atts = OpResult(opId: "c", status: .deferred, code: .dependencyPending, missing: .attachments(["att-1"]))
         #expect(try JSONDecoder().decode(OpResult.self, from: Data(try json(atts).utf8)) == atts)
         #expect(try JSONDecoder().decode(OpResult.self, from: Data(try json(seqs).utf8)) == seqs)
-        let conflict = FieldConflict(field: "status", clientOld: "in_progress", clientNew: "complete", serverCurrent: "on_hold", serverSeq: 9, winner: .server)
-        #expect(try json(conflict) == #"{"clientNew":"complete","clientOld":"in_progress","field":"status","serverCurrent":"on_hold","serverSeq":9,"winner":"server"}"#)
+        let conflict = FieldConflict(
+            field: "status", clientOld: "in_progress", clientNew: "complete", serverCurrent: "on_hold", serverSeq: 9, winner: .server)
+        #expect(
+            try json(conflict)
+                == #"{"clientNew":"complete","clientOld":"in_progress","field":"status","serverCurrent":"on_hold","serverSeq":9,"winner":"server"}"#)
     }
 
     @Test("Pull changes encode upserts, tombstones, removes and conflict flags as PROTOCOL.md shows")
     func pullChanges() throws {
-        let upsert = Change(collection: "jobs", recordId: "j", serverSeq: 3, type: .upsert, payload: ["a": 1], fieldMeta: ["a": FieldMeta(seq: 3)],
-                            schemaVersion: 3, conflict: .init(id: "c-1"))
-        #expect(try json(upsert) == #"{"collection":"jobs","conflict":{"id":"c-1","state":"open"},"fieldMeta":{"a":{"seq":3}},"payload":{"a":1},"recordId":"j","schemaVersion":3,"serverSeq":3,"type":"upsert"}"#)
+        let upsert = Change(
+            collection: "jobs", recordId: "j", serverSeq: 3, type: .upsert, payload: ["a": 1], fieldMeta: ["a": FieldMeta(seq: 3)],
+            schemaVersion: 3, conflict: .init(id: "c-1"))
+        #expect(
+            try json(upsert)
+                == #"{"collection":"jobs","conflict":{"id":"c-1","state":"open"},"fieldMeta":{"a":{"seq":3}},"payload":{"a":1},"recordId":"j","schemaVersion":3,"serverSeq":3,"type":"upsert"}"#
+        )
         let delete = Change(collection: "jobs", recordId: "k", serverSeq: 4, type: .delete, tombstone: .init(deletedServerSeq: 4))
         #expect(try json(delete) == #"{"collection":"jobs","recordId":"k","serverSeq":4,"tombstone":{"deletedServerSeq":4},"type":"delete"}"#)
     }

@@ -62,7 +62,9 @@ struct PagerTests {
         #expect(try Pager([:]).address(path: "/admin/devices", filters: [("show", "all")]) == "/admin/devices?show=all")
         let token = Pager.token(after: PageCursor(["2026-06-15T09:00:00.000000Z", "ab12"]), shown: 100)
         let later = try Pager(["show": "all", "after": token])
-        #expect(later.address(path: "/admin/devices", filters: [("show", "all")]) == "/admin/devices?show=all&after=" + token, "the same position, the same link")
+        #expect(
+            later.address(path: "/admin/devices", filters: [("show", "all")]) == "/admin/devices?show=all&after=" + token,
+            "the same position, the same link")
         let again = try Pager(["after": token])
         #expect(again.cursor == later.cursor && again.before == 100)
     }

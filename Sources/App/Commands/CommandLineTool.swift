@@ -70,7 +70,8 @@ public struct CommandLineTool: Sendable {
     }
 
     var overview: String {
-        let rows = commands.map { ($0.path.joined(separator: " "), $0.summary) } + delegated.map { ($0.isGroup ? "\($0.word) …" : $0.word, $0.summary) }
+        let rows =
+            commands.map { ($0.path.joined(separator: " "), $0.summary) } + delegated.map { ($0.isGroup ? "\($0.word) …" : $0.word, $0.summary) }
         let width = rows.map(\.0.count).max() ?? 0
         let lines = rows.map { name, summary in "  \(name)\(String(repeating: " ", count: width - name.count + 3))\(summary)" }
         return """

@@ -22,7 +22,8 @@ struct DelegatedCommands: Sendable {
             executable: "fieldsync-tools", word: "simulate",
             summary: "a fleet of SDK devices works a field day; the server is checked for loss (run by fieldsync-tools)"),
         DelegatedCommands(
-            executable: "fieldsync-tools", word: "relay", summary: "a TCP relay that shapes a link: bandwidth, latency, cuts (run by fieldsync-tools)"),
+            executable: "fieldsync-tools", word: "relay", summary: "a TCP relay that shapes a link: bandwidth, latency, cuts (run by fieldsync-tools)"
+        ),
     ]
 
     /// Runs the executable in place of this process with `words` (`fieldsync bench` alone or

@@ -43,7 +43,9 @@ struct DemoFleet: Sendable {
         environment["FIELDSYNC_DEMO_PASSWORD"] = password
         process.environment = environment
         try process.run()
-        logger.notice("Demo fleet started (fieldsync-tools pid \(process.processIdentifier)); demo users: \(fieldUsers.map(\.0).joined(separator: ", ")), \(supervisor.0), \(dispatcher).")
+        logger.notice(
+            "Demo fleet started (fieldsync-tools pid \(process.processIdentifier)); demo users: \(fieldUsers.map(\.0).joined(separator: ", ")), \(supervisor.0), \(dispatcher)."
+        )
         return DemoFleet(process: process)
     }
 

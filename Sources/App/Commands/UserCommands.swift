@@ -59,7 +59,8 @@ struct UserListCommand: Command {
 
     func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
         let users = try CommandDatabase.with(arguments, environment) { try $0.accounts.listUsers() }
-        let rows = [["USERNAME", "ROLE", "TEAM", "STATUS", "ID"]]
+        let rows =
+            [["USERNAME", "ROLE", "TEAM", "STATUS", "ID"]]
             + users.map { [$0.username, $0.role.rawValue, $0.teamId ?? "-", $0.suspended ? "suspended" : "active", $0.id] }
         let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {

@@ -1,7 +1,7 @@
 public import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// One HTTP request as the SDK sends it.

@@ -1,5 +1,6 @@
 import App
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -1,10 +1,11 @@
 import Foundation
+import SyncAPI
+import SyncProtocol
+import Synchronization
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
-import SyncAPI
-import SyncProtocol
 
 /// Commit times and delivery times of live events, keyed by the change's `serverSeq`.
 final class DeliveryLog: Sendable {

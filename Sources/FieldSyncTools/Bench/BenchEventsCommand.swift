@@ -24,7 +24,8 @@ struct BenchEventsCommand: Command {
         """
 
     func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
-        let viewerCount = try arguments.number("viewers", 100), eventCount = try arguments.number("events", 200)
+        let viewerCount = try arguments.number("viewers", 100)
+        let eventCount = try arguments.number("events", 200)
         let rate = try arguments.number("rate", 20)
         let bench = try BenchServer.start(environment: environment)
         defer { bench.stop() }

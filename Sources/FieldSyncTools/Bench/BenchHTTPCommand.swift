@@ -109,7 +109,8 @@ enum Wrk {
     static func run(url: String, headers: [String], threads: Int, connections: Int, seconds: Int) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["wrk", "-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--latency"]
+        process.arguments =
+            ["wrk", "-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--latency"]
             + headers.flatMap { ["-H", $0] } + [url]
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -3,8 +3,8 @@ import Foundation
 import Seeding
 import Storage
 import Support
-import Synchronization
 import SyncProtocol
+import Synchronization
 
 /// `fieldsync bench sync`: push throughput, pull page cost on a large database, replay cost.
 struct BenchSyncCommand: Command {
@@ -25,8 +25,10 @@ struct BenchSyncCommand: Command {
         """
 
     func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
-        let devices = try arguments.number("devices", 8), batches = try arguments.number("batches", 200)
-        let records = try arguments.number("records", 1_000_000), users = try arguments.number("users", 1_000)
+        let devices = try arguments.number("devices", 8)
+        let batches = try arguments.number("batches", 200)
+        let records = try arguments.number("records", 1_000_000)
+        let users = try arguments.number("users", 1_000)
         let pulls = try arguments.number("pulls", 200)
         let bench = try BenchServer.start(environment: environment)
         defer { bench.stop() }
@@ -46,19 +48,23 @@ struct BenchSyncCommand: Command {
     private func benchmarkPush(_ pushers: [PushingDevice], batches: Int) throws {
         let latencies = Mutex(Latencies())
         let failures = Mutex<[String]>([])
-        let seconds = measureMilliseconds {
-            onThreads(pushers.count) { index in
-                do {
-                    let local = try pushers[index].push(batches: batches)
-                    latencies.withLock { $0.add(contentsOf: local) }
-                } catch {
-                    failures.withLock { $0.append("\(error)") }
+        let seconds =
+            measureMilliseconds {
+                onThreads(pushers.count) { index in
+                    do {
+                        let local = try pushers[index].push(batches: batches)
+                        latencies.withLock { $0.add(contentsOf: local) }
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
                 }
-            }
-        } / 1000
+            } / 1000
         if let failure = failures.withLock({ $0.first }) { throw CommandError("push failed: \(failure)") }
         let ops = pushers.count * batches * 50
-        print(String(format: "push: %d devices x %d batches of 50 = %d ops in %.1f s: %.0f ops/s", pushers.count, batches, ops, seconds, Double(ops) / seconds))
+        print(
+            String(
+                format: "push: %d devices x %d batches of 50 = %d ops in %.1f s: %.0f ops/s", pushers.count, batches, ops, seconds,
+                Double(ops) / seconds))
         print("push batch time: \(latencies.withLock { $0 }.summary)")
     }
 
@@ -126,29 +132,37 @@ private final class PushingDevice: Sendable {
             var ops: [PushOp] = []
             for index in 0..<25 {
                 clientSeq += 1
-                ops.append(PushOp(
-                    opId: "\(deviceId)-\(clientSeq)", clientSeq: clientSeq, collection: "jobs", recordId: "\(deviceId)-job-\(batch)-\(index)",
-                    type: .create, occurredAt: now,
-                    fields: ["title": FieldChange(old: nil, new: .string("Job \(batch)-\(index)")), "status": FieldChange(old: nil, new: "in_progress")]))
+                ops.append(
+                    PushOp(
+                        opId: "\(deviceId)-\(clientSeq)", clientSeq: clientSeq, collection: "jobs", recordId: "\(deviceId)-job-\(batch)-\(index)",
+                        type: .create, occurredAt: now,
+                        fields: [
+                            "title": FieldChange(old: nil, new: .string("Job \(batch)-\(index)")),
+                            "status": FieldChange(old: nil, new: "in_progress"),
+                        ]))
             }
             for (recordId, seq) in previous.prefix(25) {
                 clientSeq += 1
-                ops.append(PushOp(
-                    opId: "\(deviceId)-\(clientSeq)", clientSeq: clientSeq, collection: "jobs", recordId: recordId, type: .update,
-                    baseServerSeq: seq, occurredAt: now, fields: ["labor_minutes": FieldChange(old: nil, new: .int(Int64(batch)))]))
+                ops.append(
+                    PushOp(
+                        opId: "\(deviceId)-\(clientSeq)", clientSeq: clientSeq, collection: "jobs", recordId: recordId, type: .update,
+                        baseServerSeq: seq, occurredAt: now, fields: ["labor_minutes": FieldChange(old: nil, new: .int(Int64(batch)))]))
             }
             while ops.count < 50 {
                 clientSeq += 1
-                ops.append(PushOp(
-                    opId: "\(deviceId)-\(clientSeq)", clientSeq: clientSeq, collection: "jobs", recordId: "\(deviceId)-extra-\(clientSeq)",
-                    type: .create, occurredAt: now, fields: ["title": FieldChange(old: nil, new: "Extra")]))
+                ops.append(
+                    PushOp(
+                        opId: "\(deviceId)-\(clientSeq)", clientSeq: clientSeq, collection: "jobs", recordId: "\(deviceId)-extra-\(clientSeq)",
+                        type: .create, occurredAt: now, fields: ["title": FieldChange(old: nil, new: "Extra")]))
             }
             let body = try JSONEncoder().encode(PushRequest(deviceId: deviceId, schemaVersion: 3, ops: ops))
             var answer: (status: Int, body: Data) = (0, Data())
             latencies.add(try measureMilliseconds { answer = try client.send("POST", "/v1/sync/push", token: token, body: body) })
             guard answer.status == 200 else { throw CommandError("push answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))") }
             let results = try JSONDecoder().decode(PushResponse.self, from: answer.body).results
-            guard results.allSatisfy({ $0.status == .applied }) else { throw CommandError("not every op applied: \(results.first { $0.status != .applied }!)") }
+            guard results.allSatisfy({ $0.status == .applied }) else {
+                throw CommandError("not every op applied: \(results.first { $0.status != .applied }!)")
+            }
             previous = zip(ops, results).prefix(25).map { ($0.0.recordId, $0.1.serverSeq ?? 0) }
             sentBatches.withLock { $0.append(body) }
         }

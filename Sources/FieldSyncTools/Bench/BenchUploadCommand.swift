@@ -3,8 +3,8 @@ import Cryptography
 import Foundation
 import Support
 import SyncEngine
-import Synchronization
 import SyncProtocol
+import Synchronization
 
 /// `fieldsync bench upload`: attachment upload throughput and the server's memory while
 /// several devices upload large files.
@@ -26,7 +26,8 @@ struct BenchUploadCommand: Command {
         """
 
     func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
-        let clients = try arguments.number("clients", 8), megabytes = try arguments.number("megabytes", 50)
+        let clients = try arguments.number("clients", 8)
+        let megabytes = try arguments.number("megabytes", 50)
         let chunkBytes = try arguments.number("chunk-kib", 256) << 10
         let bench = try BenchServer.start(environment: environment)
         defer { bench.stop() }
@@ -63,7 +64,8 @@ struct BenchUploadCommand: Command {
     /// Uploads every device's file at once; rates are megabytes over wall-clock seconds.
     private func upload(devices: [UploadingDevice], client: ChunkClient) throws -> UploadRates {
         let failures = Mutex<[String]>([])
-        let chunkPhase = Mutex(0.0), finalizePhase = Mutex(0.0)
+        let chunkPhase = Mutex(0.0)
+        let finalizePhase = Mutex(0.0)
         let total = measureMilliseconds {
             onThreads(devices.count) { index in
                 do {

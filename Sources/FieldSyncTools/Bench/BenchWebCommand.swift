@@ -30,7 +30,8 @@ struct BenchWebCommand: Command {
     static let targetMilliseconds = 50.0
 
     func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
-        let requests = try arguments.number("requests", 100), warmup = try arguments.number("warmup", 5, minimum: 0)
+        let requests = try arguments.number("requests", 100)
+        let warmup = try arguments.number("warmup", 5, minimum: 0)
         let volume = BackOfficeVolume(
             devices: try arguments.number("devices", 1_000), ops: try arguments.number("ops", 100_000),
             openConflicts: try arguments.number("conflicts", 1_000, minimum: 0))
@@ -40,10 +41,11 @@ struct BenchWebCommand: Command {
         let core = bench.application.core
 
         let seeder = BackOfficeSeeder(database: core.database)
-        let seconds = try measureMilliseconds {
-            try seeder.seed(volume)
-            try seeder.settle()
-        } / 1000
+        let seconds =
+            try measureMilliseconds {
+                try seeder.seed(volume)
+                try seeder.settle()
+            } / 1000
         print(
             String(
                 format: "FieldSync back-office benchmark: %d devices, %d ops, %d open conflicts loaded in %.1f s",

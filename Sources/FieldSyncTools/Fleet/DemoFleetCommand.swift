@@ -53,8 +53,9 @@ struct DemoFleetCommand: Command {
                 concurrency: users.count, network: network)
             do {
                 let outcome = try Simulation.blocking { try await fleet.run(log: { _ in }) }
-                print("demo fleet: round \(round) synced \(users.count) devices in \(String(format: "%.1f", outcome.drainSeconds)) s"
-                    + (outcome.failures.isEmpty ? "" : "; \(outcome.failures.count) failed: \(outcome.failures[0])"))
+                print(
+                    "demo fleet: round \(round) synced \(users.count) devices in \(String(format: "%.1f", outcome.drainSeconds)) s"
+                        + (outcome.failures.isEmpty ? "" : "; \(outcome.failures.count) failed: \(outcome.failures[0])"))
             } catch {
                 print("demo fleet: round \(round) failed: \(error)")
             }

@@ -1,7 +1,7 @@
 import FieldSyncClient
 import Foundation
-import Synchronization
 import SyncProtocol
+import Synchronization
 
 /// A fleet working one field day against a server: every device signs in and syncs its
 /// jobs in the morning, a dispatcher then edits some of them, the devices work offline,

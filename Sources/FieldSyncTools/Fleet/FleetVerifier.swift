@@ -75,7 +75,9 @@ struct FleetVerifier {
                     collisionJobs.remove(entry.recordId)
                 default:
                     verdict.unexpected += 1
-                    verdict.note("\(device.name) op \(entry.clientSeq) on \(entry.collection)/\(entry.recordId) ended \(entry.status.rawValue) \(entry.code?.rawValue ?? "")")
+                    verdict.note(
+                        "\(device.name) op \(entry.clientSeq) on \(entry.collection)/\(entry.recordId) ended \(entry.status.rawValue) \(entry.code?.rawValue ?? "")"
+                    )
                 }
             }
         }

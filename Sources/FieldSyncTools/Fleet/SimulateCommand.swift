@@ -31,7 +31,8 @@ struct SimulateCommand: Command {
         """
 
     func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
-        let devices = try arguments.number("devices", 20), concurrency = try arguments.number("concurrency", 64)
+        let devices = try arguments.number("devices", 20)
+        let concurrency = try arguments.number("concurrency", 64)
         let day = try FieldDay(arguments)
         let report = try Simulation.run(devices: devices, concurrency: concurrency, day: day, environment: environment) {
             print($0)
@@ -90,7 +91,9 @@ enum Simulation {
         let outcome = try await fleet.run(log: log, networkBack: networkBack)
         log("verifying on the server")
         let verdict = try host.verifier(day).verify(devices, deviceIds: outcome.deviceIds)
-        return Report(devices: count, fleet: devices, concurrency: concurrency, day: day, outcome: outcome, verdict: verdict, memory: ProcessMemory.residentMiB())
+        return Report(
+            devices: count, fleet: devices, concurrency: concurrency, day: day, outcome: outcome, verdict: verdict,
+            memory: ProcessMemory.residentMiB())
     }
 
     /// Runs async work from a synchronous command and waits for it.

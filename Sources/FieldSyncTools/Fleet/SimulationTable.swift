@@ -5,7 +5,10 @@ struct SimulationTable {
     let report: Simulation.Report
 
     var text: String {
-        let day = report.day, verdict = report.verdict, outcome = report.outcome, network = outcome.network
+        let day = report.day
+        let verdict = report.verdict
+        let outcome = report.outcome
+        let network = outcome.network
         var lines = [
             "",
             "FieldSync fleet simulation: \(report.devices) devices, at most \(report.concurrency) at once",
@@ -34,13 +37,15 @@ struct SimulationTable {
                 network.chunksResent, network.photosRestarted),
         ]
         if let memory = report.memory {
-            lines.append(String(format: "memory: resident %.0f MiB now, %.0f MiB at peak (server and devices in one process)", memory.now, memory.peak))
+            lines.append(
+                String(format: "memory: resident %.0f MiB now, %.0f MiB at peak (server and devices in one process)", memory.now, memory.peak))
         }
         lines += outcome.failures.prefix(10).map { "device failure: \($0)" } + verdict.problems.map { "problem: \($0)" }
         lines.append(
             verdict.isExact && outcome.failures.isEmpty
                 ? "result: every intent exactly once, nothing lost"
-                : "result: LOSS — \(verdict.lost) lost, \(verdict.duplicates) duplicated, \(verdict.unexpected) unexpected, \(outcome.failures.count) devices failed")
+                : "result: LOSS — \(verdict.lost) lost, \(verdict.duplicates) duplicated, \(verdict.unexpected) unexpected, \(outcome.failures.count) devices failed"
+        )
         return lines.joined(separator: "\n")
     }
 

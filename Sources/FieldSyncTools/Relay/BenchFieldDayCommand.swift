@@ -56,8 +56,10 @@ struct BenchFieldDayCommand: Command {
             let end = relay.withLock { $0?.totals } ?? TCPRelay.Counters()
             relay.withLock { $0?.stop() }
             let start = atNetworkBack.withLock { $0 }
-            let up = end.bytesUp - start.bytesUp, down = end.bytesDown - start.bytesDown
-            let limit = Double(max(up, down)) * 8 / rate, sumLimit = Double(up + down) * 8 / rate
+            let up = end.bytesUp - start.bytesUp
+            let down = end.bytesDown - start.bytesDown
+            let limit = Double(max(up, down)) * 8 / rate
+            let sumLimit = Double(up + down) * 8 / rate
             let seconds = report.outcome.drainSeconds
             let lost = report.verdict.lost + report.outcome.failures.count
             let restarted = report.outcome.network.photosRestarted

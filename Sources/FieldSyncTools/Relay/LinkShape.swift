@@ -1,6 +1,6 @@
-import Support
 import App
 import Foundation
+import Support
 
 /// How a relayed link behaves: its rate each way, the delay it adds, and how often it drops
 /// a connection.
@@ -16,7 +16,8 @@ struct LinkShape: Sendable, CustomStringConvertible {
     var description: String {
         let rates = [upBitsPerSecond, downBitsPerSecond].map { $0.map(Self.format) ?? "unlimited" }
         let cuts = meanBytesBeforeCut.map { ", a cut every \($0 / 1000) kB on average" } ?? ""
-        return "\(rates[0]) up, \(rates[1]) down, +\(latency.components.seconds * 1000 + latency.components.attoseconds / 1_000_000_000_000_000) ms\(cuts)"
+        return
+            "\(rates[0]) up, \(rates[1]) down, +\(latency.components.seconds * 1000 + latency.components.attoseconds / 1_000_000_000_000_000) ms\(cuts)"
     }
 
     /// `1mbit`, `200kbit`, `64000` (bits per second).

@@ -24,7 +24,8 @@ struct RelayCommand: Command {
 
     func run(_ arguments: CommandLineArguments, environment: Environment) throws -> Int32 {
         guard arguments.value("to") != nil else { throw CommandError("--to PORT is required") }
-        let target = try arguments.number("to", 0), listen = try arguments.number("listen", 0, minimum: 0)
+        let target = try arguments.number("to", 0)
+        let listen = try arguments.number("listen", 0, minimum: 0)
         guard target <= 65_535, listen <= 65_535 else { throw CommandError("a port is at most 65535") }
         let shape = try LinkShape(arguments)
         let signal = ShutdownSignal()

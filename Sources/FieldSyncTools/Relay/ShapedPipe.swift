@@ -2,9 +2,9 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Both directions of one relayed connection, and the cut that may end them.

@@ -13,7 +13,8 @@ extension PostgresAccountStore {
     public func releaseDevice(_ deviceId: String, ownedBy ownerId: String, by actorId: String?) throws -> String? {
         let retired = DeviceRelease.retiredId(deviceId, suffix: SecureRandom.bytes(4).hexString)
         return try database.transaction { connection in
-            let owned = try connection.query("""
+            let owned = try connection.query(
+                """
                 SELECT 1 FROM devices WHERE device_id = \(deviceId) AND user_id = \(ownerId) FOR UPDATE
                 """)
             guard !owned.isEmpty else { return nil }

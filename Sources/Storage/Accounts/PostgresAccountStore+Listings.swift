@@ -30,8 +30,10 @@ extension PostgresAccountStore {
                 """)
         }
         let fetched = try rows.map { row in
-            (user: ListedUser(account: try Self.decodeUser(row), liveDevices: try row.decode("live_devices")),
-             key: try row.decode("sort_name", as: String.self))
+            (
+                user: ListedUser(account: try Self.decodeUser(row), liveDevices: try row.decode("live_devices")),
+                key: try row.decode("sort_name", as: String.self)
+            )
         }
         return PageOf(fetched, limit: limit, row: \.user) { PageCursor([$0.key, $0.user.account.id]) }
     }

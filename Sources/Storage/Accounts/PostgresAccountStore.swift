@@ -24,7 +24,8 @@ public final class PostgresAccountStore: AccountStore {
                 if let teamId {
                     try connection.execute("INSERT INTO teams (id) VALUES (\(teamId)) ON CONFLICT DO NOTHING")
                 }
-                let rows = try connection.query("""
+                let rows = try connection.query(
+                    """
                     INSERT INTO users (id, username, role, team_id, password_hash)
                     VALUES (\(id), \(username), \(role.rawValue), \(teamId), \(passwordHash))
                     RETURNING \(unescaped: Self.userColumns)
@@ -39,7 +40,8 @@ public final class PostgresAccountStore: AccountStore {
     /// The user and stored password hash for a login name, matched case-insensitively.
     public func credentials(username: String) throws -> (user: UserAccount, passwordHash: String)? {
         let rows = try database.connection { connection in
-            try connection.query("""
+            try connection.query(
+                """
                 SELECT \(unescaped: Self.userColumns), password_hash FROM users WHERE lower(username) = lower(\(username))
                 """)
         }
@@ -75,7 +77,8 @@ public final class PostgresAccountStore: AccountStore {
     public func setSuspended(username: String, _ suspended: Bool) throws -> UserAccount {
         let rows = try database.transaction { connection in
             try Self.announceChange(connection)
-            let rows = try connection.query("""
+            let rows = try connection.query(
+                """
                 UPDATE users SET suspended = \(suspended) WHERE lower(username) = lower(\(username))
                 RETURNING \(unescaped: Self.userColumns)
                 """)
@@ -116,13 +119,15 @@ public final class PostgresAccountStore: AccountStore {
         let expiresAt = Date(timeIntervalSinceNow: lifetime)
         try database.transaction { connection in
             // The upsert locks an existing row, so two first sign-ins cannot both claim it.
-            let owner = try connection.query("""
+            let owner = try connection.query(
+                """
                 INSERT INTO devices (device_id, user_id, platform, app_version) VALUES (\(deviceId), \(userId), \(platform), \(appVersion))
                 ON CONFLICT (device_id) DO UPDATE SET user_id = COALESCE(devices.user_id, excluded.user_id)
                 RETURNING user_id
                 """)[0].decode("user_id", as: String.self)
             guard owner == userId else { throw AccountError.deviceIdTaken(deviceId) }
-            _ = try connection.execute("""
+            _ = try connection.execute(
+                """
                 INSERT INTO device_tokens (token_hash, user_id, device_id, platform, app_version, expires_at)
                 VALUES (\(Self.hash(token)), \(userId), \(deviceId), \(platform), \(appVersion), \(expiresAt))
                 """)
@@ -135,7 +140,8 @@ public final class PostgresAccountStore: AccountStore {
     /// learns of the suspension (403) rather than of a sign-out.
     public func grant(token: String) throws -> TokenGrant? {
         let rows = try database.connection { connection in
-            try connection.query("""
+            try connection.query(
+                """
                 SELECT u.id, u.username, u.role, u.team_id, u.suspended, u.created_at, t.device_id, t.expires_at
                 FROM device_tokens t JOIN users u ON u.id = t.user_id
                 JOIN devices d ON d.device_id = t.device_id AND d.user_id = t.user_id
@@ -159,7 +165,8 @@ public final class PostgresAccountStore: AccountStore {
         guard let hash = Data(hexString: tokenId) else { return false }
         return try database.transaction { connection in
             try Self.announceChange(connection)
-            return try connection.execute("""
+            return try connection.execute(
+                """
                 UPDATE device_tokens SET revoked_at = now() WHERE token_hash = \(hash) AND revoked_at IS NULL
                 """) > 0
         }

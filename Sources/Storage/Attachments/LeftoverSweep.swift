@@ -80,9 +80,11 @@ public struct LeftoverSweep: Sendable {
         var removed = 0
         for batch in Self.batches(sessions) {
             let open = try database.connection { connection in
-                try connection.query("""
+                try connection.query(
+                    """
                     SELECT id::text AS id FROM attachments WHERE id::text = ANY(\(batch)::text[]) AND status = 'uploading'
-                    """).map { try $0.decode("id", as: String.self) }
+                    """
+                ).map { try $0.decode("id", as: String.self) }
             }
             let closed = Set(batch).subtracting(open)
             removed += closed.filter { Self.remove(root.appendingPathComponent($0)) }.count

@@ -35,7 +35,8 @@ public struct PostgresAttachmentStore: AttachmentStore {
     /// transaction (`SyncTransaction.finalizedAttachments(among:)`).
     public static func finalized(among ids: [String], deviceId: String?, on connection: PostgresConnection) throws -> Set<String> {
         guard !ids.isEmpty else { return [] }
-        let rows = try connection.query("""
+        let rows = try connection.query(
+            """
             SELECT DISTINCT att_id FROM attachments
             WHERE att_id = ANY(\(ids)::text[]) AND status = 'complete'
               AND (\(deviceId)::text IS NULL OR device_id = \(deviceId))
@@ -49,13 +50,16 @@ public struct PostgresAttachmentStore: AttachmentStore {
 extension PostgresAttachmentStore: FinalizedAttachmentLookup {
     public func finalized(among ids: [String], on connection: PostgresConnection) throws -> Set<AttachmentRef> {
         guard !ids.isEmpty else { return [] }
-        let rows = try connection.query("""
+        let rows = try connection.query(
+            """
             SELECT DISTINCT att_id, collection, record_id FROM attachments WHERE att_id = ANY(\(ids)::text[]) AND status = 'complete'
             """)
-        return Set(try rows.map { row in
-            AttachmentRef(
-                attId: try row.decode("att_id"), record: RecordKey(collection: try row.decode("collection"), recordId: try row.decode("record_id")))
-        })
+        return Set(
+            try rows.map { row in
+                AttachmentRef(
+                    attId: try row.decode("att_id"),
+                    record: RecordKey(collection: try row.decode("collection"), recordId: try row.decode("record_id")))
+            })
     }
 }
 
@@ -77,10 +81,12 @@ struct PostgresAttachmentTransaction: AttachmentTransaction {
 
     /// The session of `deviceId` named `attId`; with `lock`, its row stays locked until commit.
     func session(deviceId: String, attId: String, lock: SessionLock?) throws -> UploadSession? {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT \(unescaped: SessionRow.columns) FROM attachments
             WHERE device_id = \(deviceId) AND att_id = \(attId) \(unescaped: lock.map(Self.clause) ?? "")
-            """).first.map(SessionRow.decode)
+            """
+        ).first.map(SessionRow.decode)
     }
 
     /// The row-lock clause of `lock`.
@@ -92,29 +98,35 @@ struct PostgresAttachmentTransaction: AttachmentTransaction {
     }
 
     /// Stores a new session, open (expiring after `hours` of inactivity) or already complete.
-    func insert(_ declaration: UploadDeclaration, deviceId: String, userId: String, completeWith blob: String?, hours: Int) throws
+    func insert(
+        _ declaration: UploadDeclaration, deviceId: String, userId: String, completeWith blob: String?, hours: Int
+    ) throws
         -> UploadSession
     {
         let status = blob == nil ? UploadSession.Status.uploading : .complete
-        return try SessionRow.decode(connection.query("""
-            INSERT INTO attachments (id, device_id, att_id, user_id, collection, record_id, content_type, total_bytes,
-                                     chunk_bytes, chunk_count, sha256, chunk_sha256, status, blob_sha256, expires_at, completed_at)
-            VALUES (\(UUID()), \(deviceId), \(declaration.attId), \(userId), \(declaration.collection), \(declaration.recordId),
-                    \(declaration.contentType), \(declaration.totalBytes), \(declaration.chunkBytes), \(declaration.chunkCount),
-                    \(declaration.sha256), \(declaration.chunkSha256)::text[], \(status.rawValue), \(blob),
-                    CASE WHEN \(blob)::text IS NULL THEN now() + make_interval(hours => \(hours)) END,
-                    CASE WHEN \(blob)::text IS NOT NULL THEN now() END)
-            RETURNING \(unescaped: SessionRow.columns)
-            """)[0])
+        return try SessionRow.decode(
+            connection.query(
+                """
+                INSERT INTO attachments (id, device_id, att_id, user_id, collection, record_id, content_type, total_bytes,
+                                         chunk_bytes, chunk_count, sha256, chunk_sha256, status, blob_sha256, expires_at, completed_at)
+                VALUES (\(UUID()), \(deviceId), \(declaration.attId), \(userId), \(declaration.collection), \(declaration.recordId),
+                        \(declaration.contentType), \(declaration.totalBytes), \(declaration.chunkBytes), \(declaration.chunkCount),
+                        \(declaration.sha256), \(declaration.chunkSha256)::text[], \(status.rawValue), \(blob),
+                        CASE WHEN \(blob)::text IS NULL THEN now() + make_interval(hours => \(hours)) END,
+                        CASE WHEN \(blob)::text IS NOT NULL THEN now() END)
+                RETURNING \(unescaped: SessionRow.columns)
+                """)[0])
     }
 
     /// Records activity on an open session: its expiry moves `hours` ahead. Returns the
     /// updated session (nil when it is no longer open).
     func touch(_ session: UUID, hours: Int) throws -> UploadSession? {
-        try connection.query("""
+        try connection.query(
+            """
             UPDATE attachments SET last_activity_at = now(), expires_at = now() + make_interval(hours => \(hours))
             WHERE id = \(session) AND status = 'uploading' RETURNING \(unescaped: SessionRow.columns)
-            """).first.map(SessionRow.decode)
+            """
+        ).first.map(SessionRow.decode)
     }
 
     func delete(_ session: UUID) throws {
@@ -124,24 +136,28 @@ struct PostgresAttachmentTransaction: AttachmentTransaction {
     /// Deletes up to `limit` expired open sessions (skipping rows another call holds) and
     /// returns their ids, whose chunk folders the caller removes after commit.
     func deleteExpired(limit: Int) throws -> [UUID] {
-        try connection.query("""
+        try connection.query(
+            """
             DELETE FROM attachments WHERE id IN (
                 SELECT id FROM attachments WHERE status = 'uploading' AND expires_at <= now()
                 ORDER BY expires_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
             RETURNING id
-            """).map { try $0.decode("id", as: UUID.self) }
+            """
+        ).map { try $0.decode("id", as: UUID.self) }
     }
 
     /// Open, unexpired sessions of a device.
     func openSessionCount(deviceId: String) throws -> Int {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT count(*) AS n FROM attachments WHERE device_id = \(deviceId) AND status = 'uploading' AND expires_at > now()
             """)[0].decode("n", as: Int.self)
     }
 
     /// Open, unexpired sessions of a user (found through the open-session expiry index).
     func openSessionCount(userId: String) throws -> Int {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT count(*) AS n FROM attachments WHERE user_id = \(userId) AND status = 'uploading' AND expires_at > now()
             """)[0].decode("n", as: Int.self)
     }
@@ -149,7 +165,8 @@ struct PostgresAttachmentTransaction: AttachmentTransaction {
     /// Bytes of the record's live attachments (complete, or open and unexpired), leaving out
     /// `attId` of `deviceId` (the one being registered).
     func recordBytes(collection: String, recordId: String, excluding deviceId: String, attId: String) throws -> Int64 {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT coalesce(sum(total_bytes), 0)::bigint AS n FROM attachments
             WHERE collection = \(collection) AND record_id = \(recordId)
               AND (status = 'complete' OR expires_at > now()) AND NOT (device_id = \(deviceId) AND att_id = \(attId))
@@ -158,9 +175,11 @@ struct PostgresAttachmentTransaction: AttachmentTransaction {
 
     /// The record's scope keys, or nil when the record does not exist (yet).
     func recordScope(collection: String, recordId: String) throws -> [ScopeKey]? {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT user_scope, team_scope FROM records WHERE collection = \(collection) AND record_id = \(recordId)
-            """).first.map(RecordScope.keys)
+            """
+        ).first.map(RecordScope.keys)
     }
 }
 

@@ -7,16 +7,19 @@ extension PostgresAttachmentTransaction {
 
     /// The chunks a session holds, by ascending index.
     func chunks(of session: UUID) throws -> [StoredChunk] {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT chunk_index, sha256 FROM attachment_chunks WHERE attachment_id = \(session) ORDER BY chunk_index
-            """).map { StoredChunk(index: try $0.decode("chunk_index"), sha256: try $0.decode("sha256")) }
+            """
+        ).map { StoredChunk(index: try $0.decode("chunk_index"), sha256: try $0.decode("sha256")) }
     }
 
     /// Records chunk `index` of an open session (a re-sent chunk replaces the earlier row) and
     /// moves the session's expiry `hours` ahead, in one statement. The plain `UPDATE` takes
     /// `FOR NO KEY UPDATE`, which other chunk writers' `FOR KEY SHARE` does not block.
     func recordChunk(_ index: Int, of session: UUID, sha256: String, size: Int, hours: Int) throws {
-        try connection.execute("""
+        try connection.execute(
+            """
             WITH recorded AS (
                 INSERT INTO attachment_chunks (attachment_id, chunk_index, sha256, size) VALUES (\(session), \(index), \(sha256), \(size))
                 ON CONFLICT (attachment_id, chunk_index) DO UPDATE SET sha256 = excluded.sha256, size = excluded.size, received_at = now()
@@ -26,7 +29,8 @@ extension PostgresAttachmentTransaction {
     }
 
     func forgetChunks(_ indexes: [Int], of session: UUID) throws {
-        try connection.execute("""
+        try connection.execute(
+            """
             DELETE FROM attachment_chunks WHERE attachment_id = \(session) AND chunk_index = ANY(\(indexes)::int[])
             """)
     }
@@ -41,7 +45,8 @@ extension PostgresAttachmentTransaction {
     /// Records a blob whose bytes are durable in the blob store (a second upload of the same
     /// bytes keeps the first row).
     func recordBlob(_ sha256: String, size: Int64, contentType: String) throws {
-        try connection.execute("""
+        try connection.execute(
+            """
             INSERT INTO blobs (sha256, size, content_type) VALUES (\(sha256), \(size), \(contentType)) ON CONFLICT (sha256) DO NOTHING
             """)
     }
@@ -49,11 +54,13 @@ extension PostgresAttachmentTransaction {
     /// Marks an open session complete and bound to its blob; its chunk rows go.
     func complete(_ session: UUID, blob sha256: String) throws -> UploadSession {
         try connection.execute("DELETE FROM attachment_chunks WHERE attachment_id = \(session)")
-        return try SessionRow.decode(connection.query("""
-            UPDATE attachments SET status = 'complete', blob_sha256 = \(sha256), expires_at = NULL, completed_at = now(),
-                                   last_activity_at = now()
-            WHERE id = \(session) RETURNING \(unescaped: SessionRow.columns)
-            """)[0])
+        return try SessionRow.decode(
+            connection.query(
+                """
+                UPDATE attachments SET status = 'complete', blob_sha256 = \(sha256), expires_at = NULL, completed_at = now(),
+                                       last_activity_at = now()
+                WHERE id = \(session) RETURNING \(unescaped: SessionRow.columns)
+                """)[0])
     }
 
     // MARK: - Downloads
@@ -62,27 +69,31 @@ extension PostgresAttachmentTransaction {
     /// device first, then by age, each with its record's scope keys (nil: no record yet).
     func attachments(holding sha256: String, userId: String, visible: [ScopeKey]?, limit: Int) throws -> [(UploadSession, [ScopeKey]?)] {
         let keys = visible.map { $0.map(\.rawValue) }
-        return try connection.query("""
+        return try connection.query(
+            """
             SELECT \(unescaped: SessionRow.qualifiedColumns("a")), r.user_scope, r.team_scope, (r.record_id IS NOT NULL) AS record_exists
             FROM attachments a LEFT JOIN records r ON r.collection = a.collection AND r.record_id = a.record_id
             WHERE a.blob_sha256 = \(sha256) AND a.status = 'complete'
               AND (a.user_id = \(userId) OR \(keys)::text[] IS NULL OR ARRAY[r.user_scope, r.team_scope] && \(keys)::text[])
             ORDER BY (a.user_id = \(userId)) DESC, a.created_at, a.id
             LIMIT \(limit)
-            """).map { row in
+            """
+        ).map { row in
             (try SessionRow.decode(row), try row.decode("record_exists", as: Bool.self) ? try RecordScope.keys(row) : nil)
         }
     }
 
     func attachments(named attId: String, of record: RecordKey?, preferring deviceId: String) throws -> [(UploadSession, [ScopeKey]?)] {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT \(unescaped: SessionRow.qualifiedColumns("a")), r.user_scope, r.team_scope, (r.record_id IS NOT NULL) AS record_exists
             FROM attachments a LEFT JOIN records r ON r.collection = a.collection AND r.record_id = a.record_id
             WHERE a.att_id = \(attId)
               AND (\(record?.collection)::text IS NULL OR (a.collection = \(record?.collection) AND a.record_id = \(record?.recordId)))
             ORDER BY (a.device_id = \(deviceId)) DESC, a.created_at, a.id
             LIMIT 20
-            """).map { row in
+            """
+        ).map { row in
             (try SessionRow.decode(row), try row.decode("record_exists", as: Bool.self) ? try RecordScope.keys(row) : nil)
         }
     }

@@ -11,19 +11,22 @@ extension PostgresConflictStore {
         let rows = try database.connection { connection -> [PostgresRow] in
             switch principal.role {
             case .dispatcher, .admin:
-                return try connection.query("""
+                return try connection.query(
+                    """
                     SELECT entry::text FROM conflicts WHERE (\(stateFilter)::text IS NULL OR state = \(stateFilter))
                     ORDER BY opened_at, id LIMIT \(limit)
                     """)
             case .supervisor:
                 let keys = (principal.visibleScopeKeys ?? []).map(\.rawValue)
-                return try connection.query("""
+                return try connection.query(
+                    """
                     SELECT entry::text FROM conflicts
                     WHERE scope_keys && \(keys)::text[] AND (\(stateFilter)::text IS NULL OR state = \(stateFilter))
                     ORDER BY opened_at, id LIMIT \(limit)
                     """)
             case .field:
-                return try connection.query("""
+                return try connection.query(
+                    """
                     SELECT entry::text FROM conflicts
                     WHERE author_id = \(principal.userId) AND (\(stateFilter)::text IS NULL OR state = \(stateFilter))
                     ORDER BY opened_at, id LIMIT \(limit)

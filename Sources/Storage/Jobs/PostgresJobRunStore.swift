@@ -13,10 +13,12 @@ public struct PostgresJobRunStore: JobRunStore {
 
     public func begin(job: String, requestedBy: String?) throws -> Int64 {
         try database.transaction { connection in
-            _ = try connection.execute("""
+            _ = try connection.execute(
+                """
                 UPDATE job_runs SET outcome = 'interrupted', finished_at = now() WHERE job = \(job) AND outcome = 'running'
                 """)
-            return try connection.query("""
+            return try connection.query(
+                """
                 INSERT INTO job_runs (job, requested_by) VALUES (\(job), \(requestedBy)) RETURNING id
                 """)[0].decode(0, as: Int64.self)
         }
@@ -25,7 +27,8 @@ public struct PostgresJobRunStore: JobRunStore {
     public func progress(_ run: Int64, done: Int, total: Int?, counts: [String: Int]) throws {
         let counts = try PostgresJSON(encoding: counts)
         _ = try database.connection { connection in
-            try connection.execute("""
+            try connection.execute(
+                """
                 UPDATE job_runs SET done = \(Int64(done)), total = \(total.map(Int64.init)), counts = \(counts)
                 WHERE id = \(run) AND outcome = 'running'
                 """)
@@ -35,7 +38,8 @@ public struct PostgresJobRunStore: JobRunStore {
     public func finish(_ run: Int64, outcome: JobRun.Outcome, counts: [String: Int], error: String?) throws {
         let counts = try PostgresJSON(encoding: counts)
         _ = try database.connection { connection in
-            try connection.execute("""
+            try connection.execute(
+                """
                 UPDATE job_runs SET outcome = \(outcome.rawValue), finished_at = now(), counts = \(counts), error = \(error)
                 WHERE id = \(run)
                 """)
@@ -50,11 +54,13 @@ public struct PostgresJobRunStore: JobRunStore {
 
     public func recent(job: String, limit: Int) throws -> [JobRun] {
         try database.connection { connection in
-            try connection.query("""
+            try connection.query(
+                """
                 SELECT r.id, r.job, r.requested_by, u.username, r.started_at, r.finished_at, r.outcome, r.counts, r.done, r.total, r.error
                 FROM job_runs r LEFT JOIN users u ON u.id = r.requested_by
                 WHERE r.job = \(job) ORDER BY r.started_at DESC, r.id DESC LIMIT \(Int64(max(limit, 0)))
-                """).map(Self.decode)
+                """
+            ).map(Self.decode)
         }
     }
 

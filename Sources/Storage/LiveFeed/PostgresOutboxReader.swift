@@ -22,10 +22,12 @@ public struct PostgresOutboxReader: OutboxReader {
 
     public func entries(after: Int64, through: Int64 = .max, limit: Int) throws -> [OutboxEntry] {
         try database.connection { connection in
-            try connection.query("""
+            try connection.query(
+                """
                 SELECT id, type, data::text, audience, data->>'collection' FROM events
                 WHERE id > \(after) AND id <= \(through) ORDER BY id LIMIT \(limit)
-                """).map { row in
+                """
+            ).map { row in
                 OutboxEntry(
                     id: try row.decode(0), type: LiveEventType(rawValue: try row.decode(1)), data: try row.decode(2),
                     audience: try row.decode(3, as: [String].self).map(ScopeKey.init(rawValue:)), collection: try row.decode(4))
@@ -38,7 +40,8 @@ public struct PostgresOutboxReader: OutboxReader {
         try database.connection { connection in
             // events_id_seq is the sequence behind events.id (bigserial). Reading it shows every
             // nextval of every session, committed or not; before the first one it is not "called".
-            let row = try connection.query("""
+            let row = try connection.query(
+                """
                 SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_id_seq),
                        EXISTS (SELECT 1 FROM events WHERE id <= \(lastEventId)),
                        next.id, next.created_at

@@ -66,11 +66,13 @@ enum PullRows {
     ) throws -> [PullRow] {
         let tombstoneFloor = start ?? -1
         guard let keys = visible else {
-            return try connection.query("""
+            return try connection.query(
+                """
                 SELECT \(unescaped: columns) FROM records
                 WHERE server_seq > \(position) AND (deleted_seq IS NULL OR deleted_seq > \(tombstoneFloor))
                 ORDER BY server_seq LIMIT \(limit)
-                """).map(decode)
+                """
+            ).map(decode)
         }
         guard !keys.isEmpty else { return [] }
         // One index range scan per key (user_scope or team_scope, then server_seq).
@@ -83,7 +85,8 @@ enum PullRows {
                 binds.append(personal.postgresText)
                 condition += " AND collection <> ALL($\(binds.count)::text[])"
             }
-            sql.append("""
+            sql.append(
+                """
                 (SELECT \(columns) FROM records
                  WHERE \(condition) AND server_seq > $1 AND (deleted_seq IS NULL OR deleted_seq > $2)
                  ORDER BY server_seq LIMIT $3)
@@ -107,7 +110,8 @@ enum PullRows {
     ) throws -> [PullRow] {
         guard !keys.isEmpty else { return [] }
         let keyTexts = keys.map(\.rawValue)
-        return try connection.query("""
+        return try connection.query(
+            """
             SELECT e.seq, e.collection, e.record_id,
                    json_build_object('collection', e.collection, 'recordId', e.record_id, 'serverSeq', e.seq, 'type', 'remove')::text
             FROM (SELECT collection, record_id, max(seq) AS seq FROM scope_exits
@@ -118,7 +122,8 @@ enum PullRows {
             WHERE NOT (CASE WHEN r.collection = ANY(\(personal)::text[]) THEN ARRAY[r.user_scope]
                             ELSE ARRAY[r.user_scope, r.team_scope] END && \(keyTexts)::text[])
             ORDER BY e.seq LIMIT \(limit)
-            """).map(decode)
+            """
+        ).map(decode)
     }
 
     private static func decode(_ row: PostgresRow) throws -> PullRow {

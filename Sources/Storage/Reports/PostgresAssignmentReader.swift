@@ -16,12 +16,14 @@ public struct PostgresAssignmentReader: AssignmentReader {
         let everything = principal.visibleScopeKeys == nil
         let keys = (principal.visibleScopeKeys ?? []).map(\.rawValue).sorted()
         return try database.connection { connection in
-            try connection.query("""
+            try connection.query(
+                """
                 SELECT record_id, payload::text, server_seq FROM records
                 WHERE collection = 'assignments' AND server_seq > \(since) AND deleted_seq IS NULL
                   AND (\(everything) OR user_scope = ANY(\(keys)::text[]) OR team_scope = ANY(\(keys)::text[]))
                 ORDER BY server_seq LIMIT \(limit)
-                """).map { row in
+                """
+            ).map { row in
                 CachedAssignment(
                     assignmentId: try row.decode(0), payload: try JSONColumn.decode([String: JSONValue].self, try row.decode(1)),
                     revision: try row.decode(2))

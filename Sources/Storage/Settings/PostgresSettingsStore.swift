@@ -1,8 +1,8 @@
 import Foundation
 public import Postgres
 public import SyncEngine
-import Synchronization
 import SyncProtocol
+import Synchronization
 
 /// Reads and writes `ServerSettings`, keeping a copy in memory because every sync
 /// call consults it. The copy is refreshed after each local change and whenever

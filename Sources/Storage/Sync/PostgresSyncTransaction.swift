@@ -48,7 +48,8 @@ final class PostgresSyncTransaction: SyncTransaction {
         // A transaction-scoped advisory lock per key covers absent rows too; taken in hash order,
         // so concurrent pushes cannot deadlock on them (the row locks below follow the same keys).
         // Both statements go in one round trip; the second starts once the first holds its locks.
-        let collections = keys.map(\.collection), recordIds = keys.map(\.recordId)
+        let collections = keys.map(\.collection)
+        let recordIds = keys.map(\.recordId)
         let results = try connection.pipeline([
             """
             SELECT count(pg_advisory_xact_lock(h)) FROM (
@@ -71,9 +72,11 @@ final class PostgresSyncTransaction: SyncTransaction {
     }
 
     func conflicts(ids: [String]) throws -> [StoredConflict] {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT entry::text, scope_keys FROM conflicts WHERE id = ANY(\(ids)::text[]) ORDER BY id FOR UPDATE
-            """).map { row in
+            """
+        ).map { row in
             StoredConflict(
                 entry: try JSONColumn.decode(ConflictEntry.self, row.decode(0, as: String.self)),
                 scopeKeys: try row.decode(1, as: [String].self).map { ScopeKey(rawValue: $0) })

@@ -143,7 +143,10 @@ struct ScopeColumns {
 enum ScopeExitRow {
     /// The upsert of the exits `changes` make; nil when they make none.
     static func record(_ changes: [ChangeLogEntry]) -> PostgresQuery? {
-        var keys: [String] = [], collections: [String] = [], recordIds: [String] = [], seqs: [Int64] = []
+        var keys: [String] = []
+        var collections: [String] = []
+        var recordIds: [String] = []
+        var seqs: [Int64] = []
         for change in changes {
             for key in Set(change.scopeKeysBefore).subtracting(change.scopeKeysAfter) {
                 keys.append(key.rawValue)

@@ -3,8 +3,8 @@ import Foundation
 public import HTTP
 import Support
 public import SyncEngine
-import Synchronization
 import SyncProtocol
+import Synchronization
 
 /// The caller of a device endpoint, established from its bearer token.
 public struct DeviceIdentity: Sendable {

@@ -76,7 +76,8 @@ public struct AttachmentsController: Sendable {
 
     /// The record named by the `collection` and `recordId` query parameters; nil when neither is given.
     private static func record(_ request: Request) throws -> RecordKey? {
-        let collection = request.query["collection"], recordId = request.query["recordId"]
+        let collection = request.query["collection"]
+        let recordId = request.query["recordId"]
         if collection == nil, recordId == nil { return nil }
         for (field, value) in [("collection", collection), ("recordId", recordId)] {
             guard let value, DeviceIdentifier.isValid(value) else {

@@ -64,7 +64,8 @@ enum ByteRangeRequest: Equatable {
             self = .whole
             return
         }
-        let firstText = spec[..<dash], lastText = spec[spec.index(after: dash)...]
+        let firstText = spec[..<dash]
+        let lastText = spec[spec.index(after: dash)...]
         guard let first = Self.number(firstText) else {
             // `-suffix`: the last `suffix` bytes.
             guard firstText.isEmpty, let suffix = Self.number(lastText) else {

@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import HTTP
 public import SyncEngine
-import Synchronization
 import SyncProtocol
+import Synchronization
 
 /// `GET /v1/health`: 200 when the database answers, 503 when it does not.
 ///

@@ -2,8 +2,8 @@ import Dispatch
 public import Foundation
 public import Support
 public import SyncEngine
-import Synchronization
 import SyncProtocol
+import Synchronization
 
 /// The live-event fan-out of one FieldSync process.
 ///

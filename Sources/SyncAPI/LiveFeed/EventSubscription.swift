@@ -1,8 +1,8 @@
 import Foundation
 public import HTTP
 import SyncEngine
-import Synchronization
 import SyncProtocol
+import Synchronization
 
 /// An outbox event ready to send: its header for filtering and its encoded bytes, shared by
 /// every subscriber that receives it.

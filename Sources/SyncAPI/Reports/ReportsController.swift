@@ -35,7 +35,8 @@ public struct ReportsController: Sendable {
         // One photo per request, streamed to disk as it arrives; the cap leaves room for the
         // multipart framing around the largest attachment the default settings allow.
         routes.add(
-            .POST, "/v1/reports/{serverId}/photos", admission: .sync, options: RouteOptions(maxBodyBytes: Self.maxPhotoRequestBytes, streamsBodyToFile: true),
+            .POST, "/v1/reports/{serverId}/photos", admission: .sync,
+            options: RouteOptions(maxBodyBytes: Self.maxPhotoRequestBytes, streamsBodyToFile: true),
             handler: uploadPhoto)
     }
 

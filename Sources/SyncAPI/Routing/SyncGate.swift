@@ -27,7 +27,7 @@ public struct SyncGate: Sendable {
         }
         // Sync calls must say their version; one that cannot be read is not let past the floor.
         if let floorText = current.hardMinimumAppVersion, let floor = AppVersion(floorText),
-            (request.headers["x-app-version"].flatMap(AppVersion.init).map { $0 < floor } ?? true)
+            request.headers["x-app-version"].flatMap(AppVersion.init).map({ $0 < floor }) ?? true
         {
             throw APIError(
                 .upgradeRequired, "This app version can no longer sync. Update to \(floorText) or later.",

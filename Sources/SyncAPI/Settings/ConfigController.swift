@@ -1,8 +1,8 @@
 import Foundation
 import HTTP
 public import SyncEngine
-import Synchronization
 import SyncProtocol
+import Synchronization
 
 /// `GET /v1/config`: the limits and settings a device needs, and the collection schema.
 ///

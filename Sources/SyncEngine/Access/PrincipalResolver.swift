@@ -1,4 +1,5 @@
 import SyncProtocol
+
 /// Turns an authenticated user into the engine's `Principal`, adding a supervisor's team
 /// members (whose records it may read).
 public struct PrincipalResolver: Sendable {

@@ -85,7 +85,9 @@ extension AttachmentService {
     /// Hands the session's file, assembled as the chunks arrived, to the blob store, which
     /// verifies the SHA-256 and moves it in. On a mismatch the suspect chunks are forgotten
     /// (the transaction still commits; their bytes are overwritten when re-sent) and returned.
-    private func assemble(_ session: UploadSession, reference: [String]?, in tx: any AttachmentTransaction) throws
+    private func assemble(
+        _ session: UploadSession, reference: [String]?, in tx: any AttachmentTransaction
+    ) throws
         -> (session: UploadSession, suspects: [Int]?)
     {
         let declaration = session.declaration

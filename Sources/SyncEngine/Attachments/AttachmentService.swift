@@ -85,7 +85,9 @@ public final class AttachmentService: Sendable {
 
     /// The state to answer when `existing` can be resumed as it is; nil when it must be
     /// replaced (expired, or the same file cut into other chunks).
-    private func resume(_ existing: UploadSession, as declaration: UploadDeclaration, hours: Int, in tx: any AttachmentTransaction) throws
+    private func resume(
+        _ existing: UploadSession, as declaration: UploadDeclaration, hours: Int, in tx: any AttachmentTransaction
+    ) throws
         -> UploadState?
     {
         if let field = existing.declaration.identityDifference(from: declaration) {

@@ -44,7 +44,9 @@ public protocol AttachmentTransaction {
 
     /// Stores a new session, open (expiring after `hours` of inactivity) or already complete
     /// with the blob `blob`.
-    func insert(_ declaration: UploadDeclaration, deviceId: String, userId: String, completeWith blob: String?, hours: Int) throws
+    func insert(
+        _ declaration: UploadDeclaration, deviceId: String, userId: String, completeWith blob: String?, hours: Int
+    ) throws
         -> UploadSession
 
     /// Records activity on an open session: its expiry moves `hours` ahead. Nil when it is no longer open.

@@ -45,4 +45,3 @@ public struct PageOf<Row: Sendable>: Sendable {
         next = fetched.count > limit ? kept.last.map(key) : nil
     }
 }
-

@@ -59,9 +59,10 @@ extension Workspace {
             return [:]
         case .device:
             let names = Set(entry.deviceRevision.keys).union(entry.serverRevision.keys)
-            return Dictionary(uniqueKeysWithValues: names.filter { entry.deviceRevision[$0] != entry.serverRevision[$0] }.map {
-                ($0, entry.deviceRevision[$0] ?? .null)
-            })
+            return Dictionary(
+                uniqueKeysWithValues: names.filter { entry.deviceRevision[$0] != entry.serverRevision[$0] }.map {
+                    ($0, entry.deviceRevision[$0] ?? .null)
+                })
         case .merge:
             guard let fields = request.fields, !fields.isEmpty else { throw .validation("fields", "merge needs fields") }
             try checkMergeFields(fields, collection: entry.collection, role: role)

@@ -46,8 +46,9 @@ struct BatchRun {
         }
         let validated: ValidatedOp
         do {
-            validated = try validator.validate(pending, current: workspace.records[RecordKey(collection: op.collection, recordId: op.recordId)],
-                                               conflicts: workspace.conflicts)
+            validated = try validator.validate(
+                pending, current: workspace.records[RecordKey(collection: op.collection, recordId: op.recordId)],
+                conflicts: workspace.conflicts)
         } catch {
             return error.result(for: op)
         }

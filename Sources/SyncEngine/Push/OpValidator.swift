@@ -57,8 +57,9 @@ struct OpValidator {
         for (name, change) in fields.sorted(by: { $0.key < $1.key }) {
             guard let spec = collection.fields[name] else { continue }
             if let problem = spec.problem(with: change.new, path: name, allowNull: !spec.required) {
-                throw OpFailure(code: .validationFailed, message: "\(problem.path) \(problem.reason)",
-                                details: ["field": .string(name), "path": .string(problem.path)])
+                throw OpFailure(
+                    code: .validationFailed, message: "\(problem.path) \(problem.reason)",
+                    details: ["field": .string(name), "path": .string(problem.path)])
             }
         }
         if op.type == .create {
@@ -86,8 +87,9 @@ struct OpValidator {
     /// A create may repeat a server-owned field's default (an order sent as `SUBMITTED`).
     private func checkWriteRoles(_ op: PushOp, fields: [String: FieldChange], collection: CollectionSchema, role: Role) throws(OpFailure) {
         if op.type == .delete, !collection.canWrite(nil, role: role) {
-            throw OpFailure(code: .fieldReadOnly, message: "\(role.rawValue) may not write \(op.collection)",
-                            details: ["collection": .string(op.collection)])
+            throw OpFailure(
+                code: .fieldReadOnly, message: "\(role.rawValue) may not write \(op.collection)",
+                details: ["collection": .string(op.collection)])
         }
         for (name, change) in fields.sorted(by: { $0.key < $1.key }) where !collection.canWrite(name, role: role) {
             let repeatsDefault = op.type == .create && collection.canWrite(nil, role: role) && collection.fields[name]?.defaultValue == change.new

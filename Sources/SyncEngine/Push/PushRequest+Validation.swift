@@ -18,7 +18,8 @@ extension PushRequest {
         var seqs: Set<Int64> = []
         for (index, op) in ops.enumerated() {
             let path = "ops[\(index)]"
-            let ids = [("opId", op.opId), ("recordId", op.recordId), ("entityKey", op.effectiveEntityKey)]
+            let ids =
+                [("opId", op.opId), ("recordId", op.recordId), ("entityKey", op.effectiveEntityKey)]
                 + (op.dependsOn ?? []).map { ("dependsOn", $0) }
             if let (name, _) = ids.first(where: { !DeviceIdentifier.isValid($0.1) }) {
                 throw .validation("\(path).\(name)", "\(name) must be 1-128 characters of [A-Za-z0-9._:-]")

@@ -169,7 +169,10 @@ struct Workspace {
         let entry = ConflictEntry(
             id: makeId(), collection: record.collection, recordId: record.recordId, opId: op.op.opId, deviceId: op.author.deviceId,
             authorId: op.author.userId, state: .open, openedAt: timestamp,
-            fields: fields.map { FieldConflict(field: $0.field, clientOld: $0.clientOld, clientNew: $0.clientNew, serverCurrent: $0.serverCurrent, serverSeq: $0.serverSeq) },
+            fields: fields.map {
+                FieldConflict(
+                    field: $0.field, clientOld: $0.clientOld, clientNew: $0.clientNew, serverCurrent: $0.serverCurrent, serverSeq: $0.serverSeq)
+            },
             deviceRevision: record.payload.overlaid(with: op.fields), serverRevision: record.payload)
         let stored = StoredConflict(entry: entry, scopeKeys: record.scopeKeys)
         conflicts[entry.id] = stored
@@ -198,7 +201,8 @@ struct Workspace {
     private mutating func emitConflictEvent(_ type: LiveEventType, _ conflict: StoredConflict, author: Principal) {
         let audience = EventAudience(scopeKeys: conflict.scopeKeys, userIds: Set([conflict.entry.authorId, author.userId]).sorted())
         writes.events.append(
-            OutboxEvent(type: type, collection: conflict.entry.collection, recordId: conflict.entry.recordId, conflictId: conflict.id, audience: audience))
+            OutboxEvent(
+                type: type, collection: conflict.entry.collection, recordId: conflict.entry.recordId, conflictId: conflict.id, audience: audience))
     }
 
     /// A stand-in sequence number for a change made outside ``apply(_:)`` (server changes).

@@ -88,9 +88,10 @@ public struct ReportPhotoService: Sendable {
     ) throws {
         let chunkBytes = UploadDeclaration.chunkBytesRange.upperBound
         let chunkCount = Int((size + Int64(chunkBytes) - 1) / Int64(chunkBytes))
-        let declaration = try UploadDeclaration(validating: AttachmentRegistration(
-            attId: attId, recordId: serverId, collection: ReportSyncService.collection, contentType: contentType, totalBytes: size,
-            chunkBytes: chunkBytes, chunkCount: chunkCount, sha256: sha256))
+        let declaration = try UploadDeclaration(
+            validating: AttachmentRegistration(
+                attId: attId, recordId: serverId, collection: ReportSyncService.collection, contentType: contentType, totalBytes: size,
+                chunkBytes: chunkBytes, chunkCount: chunkCount, sha256: sha256))
         let state = try attachments.register(declaration, by: principal)
         guard state.status != .complete else { return }
         let reader = try FileHandle(forReadingFrom: file)

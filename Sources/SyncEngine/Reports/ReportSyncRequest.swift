@@ -37,7 +37,9 @@ public struct ReportUpload: Codable, Sendable, Hashable {
 /// The per-report answer of `POST /v1/reports/sync`.
 public struct ReportSyncResult: Sendable, Hashable {
     public enum Status: String, Sendable {
-        case accepted = "ACCEPTED", conflict = "CONFLICT", rejected = "REJECTED"
+        case accepted = "ACCEPTED"
+        case conflict = "CONFLICT"
+        case rejected = "REJECTED"
     }
 
     public var localId: String

@@ -1,7 +1,7 @@
 import Foundation
 import HTTP
-import SyncProtocol
 public import SyncEngine
+import SyncProtocol
 import Templating
 
 /// `GET /admin/jobs`: every background job with its schedule, its latest runs (outcome,

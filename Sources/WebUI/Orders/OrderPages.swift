@@ -80,12 +80,15 @@ struct OrderPages {
         let order = try target(context)
         let reason = context.form.trimmed("reason")
         guard !reason.isEmpty else {
-            return try page(order, context: context, notice: Notice(kind: .error, text: "Give a reason for the rejection; nothing was changed."), status: 422)
+            return try page(
+                order, context: context, notice: Notice(kind: .error, text: "Give a reason for the rejection; nothing was changed."), status: 422)
         }
         guard context.form["confirmed"] == "yes" else {
             return try ask(
                 order, context: context, verb: "Reject", action: "reject",
-                consequences: ["The order becomes REJECTED with the reason “\(reason)”.", "The device that sent it receives the reason on its next sync."],
+                consequences: [
+                    "The order becomes REJECTED with the reason “\(reason)”.", "The device that sent it receives the reason on its next sync.",
+                ],
                 hidden: ["reason": reason])
         }
         return try decide(order, context: context, notice: "rejected") { try orders.reject(order.order.orderId, reason: reason, by: $0) }

@@ -139,7 +139,8 @@ struct SyncCentrePages {
         [
             "serverSeq": .string(String(record.serverSeq)), "deleted": .bool(record.deleted),
             "conflictPath": record.conflictId.map { .string(ConflictPages.path(of: $0)) } ?? .null,
-            "fields": .array(record.payload.sorted { $0.key < $1.key }.map { ["name": .string($0.key), "value": .string(ValueText.text($0.value))] }),
+            "fields": .array(
+                record.payload.sorted { $0.key < $1.key }.map { ["name": .string($0.key), "value": .string(ValueText.text($0.value))] }),
             "scope": .string(record.scopeKeys.map(\.rawValue).joined(separator: ", ")),
         ]
     }

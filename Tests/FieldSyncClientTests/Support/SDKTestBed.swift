@@ -1,11 +1,11 @@
+import App
 import AppTesting
 import FieldSyncClient
 import Foundation
 import SQLite
 import Storage
-import SyncProtocol
-import App
 import SyncEngine
+import SyncProtocol
 
 /// A real FieldSync server on loopback and a temporary folder for device databases: the
 /// world an SDK test runs in. Devices are real `SyncClient`s with their own SQLite files.

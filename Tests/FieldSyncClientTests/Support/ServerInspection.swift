@@ -1,10 +1,10 @@
+import App
 import AppTesting
 import Foundation
 import Postgres
 import SyncAPI
-import SyncProtocol
-import App
 import SyncEngine
+import SyncProtocol
 
 /// What the server holds, read with SQL on its own database: the ground truth tests check
 /// the devices against.
