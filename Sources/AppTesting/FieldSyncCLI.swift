@@ -128,6 +128,19 @@ public final class RunningCommand {
         return FieldSyncCLI.Output(status: process.terminationStatus, standardOutput: standardOutput, standardError: standardError)
     }
 
+    /// The port of a `serve`'s "FieldSync listening on http://host:port" line, once it appears.
+    /// - Throws: `TestServerError` with the log when the server exits or has not started within a minute.
+    public func listeningPort() async throws -> Int {
+        let found = try await eventually(within: .seconds(60), every: .milliseconds(50)) { () -> Int? in
+            let line = standardError.split(separator: "\n").first { $0.contains("FieldSync listening on http://") }
+            if let port = line?.split(separator: ":").last.flatMap({ Int($0) }) { return port }
+            guard isRunning else { throw TestServerError("serve exited before listening:\n\(standardError)") }
+            return nil
+        }
+        guard let found else { throw TestServerError("serve did not start:\n\(standardError)") }
+        return found
+    }
+
     private func read(_ name: String) -> String {
         (try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)) ?? ""
     }

@@ -97,7 +97,7 @@ struct CommandLineTests {
             ["serve", "--port", "0", "--data-dir", dataDirectory.path],
             environment: ["DATABASE_URL": DatabaseURL.string(for: database), "FIELDSYNC_ADMIN_PASSWORD": "first-admin-pass"])
 
-        let port = try await Self.listeningPort(of: serve)
+        let port = try await serve.listeningPort()
         // Standard output is a file here, as under a service manager: the line must not sit in a buffer.
         #expect(serve.standardOutput.contains("Created the first admin account"), "\(serve.standardOutput)")
         let client = TestClient(baseURL: URL(string: "http://127.0.0.1:\(port)/")!)
@@ -121,7 +121,7 @@ struct CommandLineTests {
         let offline = try await FieldSyncCLI.run(["user", "add", "--username", "ana", "--role", "field", "--password", "ana-password"] + dataDir)
         #expect(offline.status == 0, "\(offline)")
         let serve = try FieldSyncCLI.launch(["serve", "--port", "0"] + dataDir)
-        let port = try await Self.listeningPort(of: serve)
+        let port = try await serve.listeningPort()
         let online = try await FieldSyncCLI.run(["user", "add", "--username", "bo", "--role", "supervisor", "--password", "bo-password"] + dataDir)
         #expect(online.status == 0, "\(online)")
 
@@ -177,23 +177,6 @@ struct CommandLineTests {
         #expect(output.standardOutput.isEmpty)
         #expect(output.standardError.hasPrefix("fieldsync: unknown command \"\(named)\""), "\(output)")
         #expect(output.standardError.contains("Commands:"))
-    }
-
-    /// The port from the "FieldSync listening on http://host:port" line, once it appears.
-    static func listeningPort(of command: RunningCommand) async throws -> Int {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while true {
-            // Looked for before the deadline is checked: on a loaded machine this task may first run
-            // again after the deadline, long after the line appeared.
-            if let line = command.standardError.split(separator: "\n").first(where: { $0.contains("FieldSync listening on http://") }),
-                let port = line.split(separator: ":").last.flatMap({ Int($0) })
-            {
-                return port
-            }
-            guard ContinuousClock.now < deadline && command.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw TestServerError("serve did not start:\n\(command.standardError)")
     }
 
     /// User name, role, team and status of the `user list` row for `username` (the id, last, varies).

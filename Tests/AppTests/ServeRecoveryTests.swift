@@ -12,7 +12,7 @@ struct ServeRecoveryTests {
         let dataDirectory = Self.dataDirectory()
         defer { Self.remove(dataDirectory) }
         let serve = try FieldSyncCLI.launch(["serve", "--port", "0", "--data-dir", dataDirectory.path], environment: Self.admin)
-        let client = TestClient(baseURL: URL(string: "http://127.0.0.1:\(try await CommandLineTests.listeningPort(of: serve))/")!)
+        let client = TestClient(baseURL: URL(string: "http://127.0.0.1:\(try await serve.listeningPort())/")!)
 
         let killed = try #require(Self.postmaster(in: dataDirectory))
         kill(killed, SIGKILL)
@@ -37,13 +37,13 @@ struct ServeRecoveryTests {
         defer { Self.remove(dataDirectory) }
         let arguments = ["serve", "--port", "0", "--data-dir", dataDirectory.path]
         let killed = try FieldSyncCLI.launch(arguments, environment: Self.admin)
-        _ = try await CommandLineTests.listeningPort(of: killed)
+        _ = try await killed.listeningPort()
         killed.signal(SIGKILL)
         _ = try await killed.wait(timeout: .seconds(30))
         let orphan = try #require(Self.postmaster(in: dataDirectory), "the killed server's PostgreSQL keeps running")
 
         let serve = try FieldSyncCLI.launch(arguments)
-        let client = TestClient(baseURL: URL(string: "http://127.0.0.1:\(try await CommandLineTests.listeningPort(of: serve))/")!)
+        let client = TestClient(baseURL: URL(string: "http://127.0.0.1:\(try await serve.listeningPort())/")!)
         #expect(try await Self.signIn(client) == 200)
         #expect(Self.postmaster(in: dataDirectory) == orphan)
         serve.signal(SIGTERM)

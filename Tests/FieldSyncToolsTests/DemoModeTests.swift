@@ -16,7 +16,7 @@ struct DemoModeTests {
             ["serve", "--demo", "--port", "0", "--data-dir", dataDirectory.path],
             environment: ["DATABASE_URL": DatabaseURL.string(for: database), "FIELDSYNC_ADMIN_PASSWORD": "demo-admin-pass"])
         defer { serve.signal(SIGTERM) }
-        let port = try await Self.listeningPort(of: serve)
+        let port = try await serve.listeningPort()
         let client = TestClient(baseURL: URL(string: "http://127.0.0.1:\(port)/")!)
         let login = try await client.post(
             "/v1/auth/token", json: TokenRequest(username: "admin", password: "demo-admin-pass", deviceId: "demo-check"))
@@ -52,19 +52,5 @@ struct DemoModeTests {
             cursor = page.hasMore ? page.nextCursor : nil
         } while cursor != nil
         return names
-    }
-
-    private static func listeningPort(of command: RunningCommand) async throws -> Int {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while true {
-            if let line = command.standardError.split(separator: "\n").first(where: { $0.contains("FieldSync listening on http://") }),
-                let port = line.split(separator: ":").last.flatMap({ Int($0) })
-            {
-                return port
-            }
-            guard ContinuousClock.now < deadline && command.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw TestServerError("serve did not start:\n\(command.standardError)")
     }
 }
