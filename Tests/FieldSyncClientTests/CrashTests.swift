@@ -30,7 +30,11 @@ struct CrashTests {
         while killed < kills {
             let child = try DeviceProcess(device + work.arguments)
             try await Task.sleep(for: .milliseconds(Int.random(in: 40...500)))
-            guard child.isRunning else { break }
+            guard child.isRunning else {
+                let status = try await child.wait(timeout: .seconds(5))
+                Issue.record("the device exited (status \(status)) before kill \(killed + 1): \(child.lines.suffix(5))")
+                break
+            }
             child.kill(SIGKILL)
             killed += 1
             phases[Self.phase(of: child.lines.last), default: 0] += 1
@@ -40,7 +44,6 @@ struct CrashTests {
 
         let deviceId = try #require(try bed.deviceIds(of: user.id).first)
         try verify(work, deviceId: deviceId, in: bed, camera: bed.databasePath("crash"))
-        #expect(killed == kills, "the work ran out before every kill landed")
         print(
             "crash test: \(killed) kills (\(phases.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))); "
                 + "\(work.edits) edits and \(work.photos) photos, each found exactly once on the server")
@@ -79,6 +82,8 @@ struct CrashTests {
         }
     }
 
+    /// The device's work. Its pace between edits is what leaves work for every kill even when the
+    /// test's own task is scheduled late on a loaded machine.
     struct Workload {
         var edits: Int
         var photos: Int
@@ -87,7 +92,7 @@ struct CrashTests {
         var arguments: [String] {
             [
                 "work", "--edits", String(edits), "--photos", String(photos), "--photo-bytes", String(photoBytes), "--sync-every", "7",
-                "--pause-ms", "20",
+                "--pause-ms", "60",
             ]
         }
     }
