@@ -56,8 +56,8 @@ public final class Application: Sendable {
             try core.bootstrapFirstAdmin(password: configuration.adminPassword)
             let features = try Self.features(core)
             let http = httpConfiguration(configuration)
-            // Routes that stream bodies to disk create their files here; with DATABASE_URL
-            // nothing else creates the data folder.
+            // Routes that stream bodies to disk create their files here, a folder nothing
+            // else creates.
             try FileManager.default.createDirectory(at: http.temporaryDirectory, withIntermediateDirectories: true)
             features.lazy.compactMap { $0 as? AttachmentsFeature }.first?.sweepLeftovers(temporaryDirectory: http.temporaryDirectory)
             // Built even with --no-worker: the jobs page lists its jobs (and says no worker runs here).
@@ -135,7 +135,7 @@ public final class Application: Sendable {
         http.host = app.host
         http.port = app.port
         http.workerThreads = app.workerThreads
-        http.temporaryDirectory = app.connections.spoolDirectory ?? app.dataDirectory.appendingPathComponent("tmp")
+        http.temporaryDirectory = app.spoolDirectory
         http.spoolBytesLimit = app.connections.spoolBytes
         http.spoolBytesPerAddress = app.connections.spoolBytesPerAddress
         http.connectionLimit = app.connections.limit

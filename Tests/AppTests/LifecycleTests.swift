@@ -39,9 +39,11 @@ struct LifecycleTests {
         defer { server.stop() }
         var isDirectory: ObjCBool = false
 
-        let exists = FileManager.default.fileExists(atPath: server.dataDirectory.appendingPathComponent("tmp").path, isDirectory: &isDirectory)
+        let exists = FileManager.default.fileExists(atPath: server.spoolDirectory.path, isDirectory: &isDirectory)
 
         #expect(exists && isDirectory.boolValue)
+        #expect(!server.spoolDirectory.path.hasPrefix(server.dataDirectory.path), "off the data folder's volume by default")
+        #expect(server.spoolDirectory.deletingLastPathComponent().standardizedFileURL == FileManager.default.temporaryDirectory.standardizedFileURL)
     }
 
     @Test("A start that fails to bind closes its database connections and listener")
