@@ -74,6 +74,7 @@ public final class Application: Sendable {
             // The pool would otherwise outlive the failed start.
             core.close()
             try? database.close()
+            removeDefaultSpoolIfEmpty(configuration)
             throw error
         }
     }
@@ -117,10 +118,12 @@ public final class Application: Sendable {
     }
 
     /// Stops accepting, finishes in-flight requests (for up to `timeout`), stops the services in
-    /// reverse order, closes the pool and stops the embedded cluster.
+    /// reverse order, closes the pool and stops the embedded cluster. The default spool folder
+    /// goes too when no body is left in it, so the system temp directory keeps no empty folders.
     public func shutdown(timeout: Duration = .seconds(10)) {
         logger.notice("FieldSync shutting down")
         server.shutdown(timeout: timeout)
+        Self.removeDefaultSpoolIfEmpty(configuration)
         services.stop()
         core.close()
         do {
@@ -128,6 +131,15 @@ public final class Application: Sendable {
         } catch {
             logger.error("stopping the embedded PostgreSQL failed: \(error)")
         }
+    }
+
+    /// An operator's own spool folder stays; the default one is this server's alone.
+    private static func removeDefaultSpoolIfEmpty(_ configuration: AppConfiguration) {
+        let folder = configuration.spoolDirectory
+        guard configuration.connections.spoolDirectory == nil,
+            (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true
+        else { return }
+        try? FileManager.default.removeItem(at: folder)
     }
 
     private static func httpConfiguration(_ app: AppConfiguration) -> HTTPServer.Configuration {

@@ -87,14 +87,13 @@ public final class TestServer: Sendable {
         }
     }
 
-    /// Shuts the application down gracefully and removes the data and spool folders; the database
+    /// Shuts the application down gracefully and removes the data folder; the database
     /// stays (so a new server can start on it) until the test process ends. Blocks briefly
     /// (about 0.1 s while the notification listener stops) so that it can run in `defer`.
     public func stop(timeout: Duration = .seconds(10)) {
         guard !isStopped.exchange(true, ordering: .relaxed) else { return }
         application.shutdown(timeout: timeout)
         try? FileManager.default.removeItem(at: dataDirectory)
-        try? FileManager.default.removeItem(at: spoolDirectory)
     }
 
     // MARK: - Accounts
