@@ -56,8 +56,8 @@ public final class Application: Sendable {
             try core.bootstrapFirstAdmin(password: configuration.adminPassword)
             let features = try Self.features(core)
             let http = httpConfiguration(configuration)
-            // Routes that stream bodies to disk create their files here; with DATABASE_URL
-            // nothing else creates the data folder.
+            // Routes that stream bodies to disk create their files here, a folder nothing
+            // else creates.
             try FileManager.default.createDirectory(at: http.temporaryDirectory, withIntermediateDirectories: true)
             features.lazy.compactMap { $0 as? AttachmentsFeature }.first?.sweepLeftovers(temporaryDirectory: http.temporaryDirectory)
             // Built even with --no-worker: the jobs page lists its jobs (and says no worker runs here).
@@ -74,6 +74,7 @@ public final class Application: Sendable {
             // The pool would otherwise outlive the failed start.
             core.close()
             try? database.close()
+            removeDefaultSpoolIfEmpty(configuration)
             throw error
         }
     }
@@ -117,10 +118,12 @@ public final class Application: Sendable {
     }
 
     /// Stops accepting, finishes in-flight requests (for up to `timeout`), stops the services in
-    /// reverse order, closes the pool and stops the embedded cluster.
+    /// reverse order, closes the pool and stops the embedded cluster. The default spool folder
+    /// goes too when no body is left in it, so the system temp directory keeps no empty folders.
     public func shutdown(timeout: Duration = .seconds(10)) {
         logger.notice("FieldSync shutting down")
         server.shutdown(timeout: timeout)
+        Self.removeDefaultSpoolIfEmpty(configuration)
         services.stop()
         core.close()
         do {
@@ -130,12 +133,21 @@ public final class Application: Sendable {
         }
     }
 
+    /// An operator's own spool folder stays; the default one is this server's alone.
+    private static func removeDefaultSpoolIfEmpty(_ configuration: AppConfiguration) {
+        let folder = configuration.spoolDirectory
+        guard configuration.connections.spoolDirectory == nil,
+            (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true
+        else { return }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
     private static func httpConfiguration(_ app: AppConfiguration) -> HTTPServer.Configuration {
         var http = HTTPServer.Configuration()
         http.host = app.host
         http.port = app.port
         http.workerThreads = app.workerThreads
-        http.temporaryDirectory = app.connections.spoolDirectory ?? app.dataDirectory.appendingPathComponent("tmp")
+        http.temporaryDirectory = app.spoolDirectory
         http.spoolBytesLimit = app.connections.spoolBytes
         http.spoolBytesPerAddress = app.connections.spoolBytesPerAddress
         http.connectionLimit = app.connections.limit

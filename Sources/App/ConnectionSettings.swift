@@ -20,11 +20,13 @@ public struct ConnectionSettings: Sendable {
     /// throttling and the per-address limit (`FIELDSYNC_TRUSTED_PROXIES`, comma-separated). Default none.
     public var trustedProxies: Set<String> = []
     /// Where large request bodies (chunks, photos) are written while they arrive
-    /// (`FIELDSYNC_SPOOL_DIR`); `<data-dir>/tmp` when unset.
+    /// (`FIELDSYNC_SPOOL_DIR`); when unset, a folder of the system temp directory unique to
+    /// the data folder (`AppConfiguration.spoolDirectory`).
     public var spoolDirectory: URL?
     /// Bytes of bodies spooled at once (`FIELDSYNC_SPOOL_BYTES`); past it uploads get 503 `SERVER_BUSY`. Default 512 MiB.
     public var spoolBytes = 512 << 20
-    /// The same for one client address (`FIELDSYNC_SPOOL_BYTES_PER_ADDRESS`). Default 64 MiB.
+    /// The same for one signed-in user, or one client address before sign-in
+    /// (`FIELDSYNC_SPOOL_BYTES_PER_ADDRESS`). Default 64 MiB.
     public var spoolBytesPerAddress = 64 << 20
 
     public init() {}

@@ -34,6 +34,8 @@ public final class TestServer: Sendable {
     /// The database the server runs on.
     public let database: PostgresConfiguration
     public let dataDirectory: URL
+    /// Where the server spools large request bodies (`AppConfiguration.spoolDirectory`).
+    public let spoolDirectory: URL
     /// A client for this server (no redirects followed, no cookies kept).
     public let client: TestClient
     private let isStopped = Atomic<Bool>(false)
@@ -43,10 +45,11 @@ public final class TestServer: Sendable {
     /// `database` as a `DATABASE_URL`, e.g. for `fieldsync` subprocesses.
     public var databaseURL: String { DatabaseURL.string(for: database) }
 
-    private init(application: Application, database: PostgresConfiguration, dataDirectory: URL) {
+    private init(application: Application, database: PostgresConfiguration, dataDirectory: URL, spoolDirectory: URL) {
         self.application = application
         self.database = database
         self.dataDirectory = dataDirectory
+        self.spoolDirectory = spoolDirectory
         baseURL = URL(string: "http://127.0.0.1:\(application.port)/")!
         client = TestClient(baseURL: baseURL)
     }
@@ -77,7 +80,7 @@ public final class TestServer: Sendable {
         let logger = logger ?? makeLogger()
         do {
             let application = try await onDedicatedThread { try Application.start(chosen, logger: logger) }
-            return TestServer(application: application, database: database, dataDirectory: directory)
+            return TestServer(application: application, database: database, dataDirectory: directory, spoolDirectory: chosen.spoolDirectory)
         } catch {
             try? FileManager.default.removeItem(at: directory)
             throw error

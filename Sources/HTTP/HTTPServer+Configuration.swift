@@ -54,7 +54,8 @@ extension HTTPServer {
         /// Bytes all bodies being written to `temporaryDirectory` may take at once (each counts
         /// its declared length, or its route's cap); past it `HTTPFailure.busy` (503). Default 512 MiB.
         public var spoolBytesLimit: Int
-        /// The same, for the bodies of one client address. Default 64 MiB.
+        /// The same, for the bodies of one owner: the one a route's `RouteOptions.admit` names,
+        /// else the client address. Default 64 MiB.
         public var spoolBytesPerAddress: Int
         /// After a chunked body crosses its cap, how many more bytes are read and dropped
         /// so the client can still be sent the 413; past it the connection is closed.

@@ -25,9 +25,18 @@ public struct RouteOptions: Sendable {
     /// Write the body to a temporary file as it arrives instead of buffering it in memory;
     /// the handler reads `Request.bodyFile`.
     public var streamsBodyToFile: Bool
+    /// For `streamsBodyToFile` routes: checks the request from its headers alone (the body is
+    /// empty), before any body byte is written, and names the owner whose spool budget the
+    /// body counts against (nil: the client address). What it throws is the answer, as a
+    /// handler's would be. It runs on a network thread, so it must be quick (a cached or
+    /// indexed lookup).
+    public var admit: (@Sendable (Request) throws -> String?)?
 
-    public init(maxBodyBytes: Int? = nil, streamsBodyToFile: Bool = false) {
+    public init(
+        maxBodyBytes: Int? = nil, streamsBodyToFile: Bool = false, admit: (@Sendable (Request) throws -> String?)? = nil
+    ) {
         self.maxBodyBytes = maxBodyBytes
         self.streamsBodyToFile = streamsBodyToFile
+        self.admit = admit
     }
 }

@@ -13,10 +13,10 @@ struct RequestHead {
     let bodyLimit: Int
 }
 
-/// Spool bytes reserved for one request body, and for whom.
+/// Spool bytes reserved for one request body, and for whom (see `SpoolBudget`).
 struct SpoolReservation {
     let bytes: Int
-    let address: String
+    let owner: String
 }
 
 /// One request's state, from its first access-handler call until MHD's completion notice.
@@ -160,7 +160,7 @@ final class RequestContext: PoolJob, @unchecked Sendable {
     /// MHD is done with the request (answered, or the client went away).
     func finish() {
         bodyFile?.remove()
-        if let spoolReservation { core.spool.release(spoolReservation.bytes, for: spoolReservation.address) }
+        if let spoolReservation { core.spool.release(spoolReservation.bytes, for: spoolReservation.owner) }
         spoolReservation = nil
     }
 }

@@ -27,7 +27,7 @@ final class ServerCore: Sendable {
         self.routes = routes
         self.logger = logger
         pool = WorkerPool(maxThreads: configuration.workerThreads, queueLimit: configuration.workerQueueLimit)
-        spool = SpoolBudget(totalLimit: configuration.spoolBytesLimit, perAddressLimit: configuration.spoolBytesPerAddress)
+        spool = SpoolBudget(totalLimit: configuration.spoolBytesLimit, perOwnerLimit: configuration.spoolBytesPerAddress)
         let connections = ConnectionRegistry(
             limits: .init(
                 perAddress: configuration.perAddressConnectionLimit, trustedProxies: configuration.trustedProxies,
@@ -61,7 +61,7 @@ final class ServerCore: Sendable {
             activeRequests.add(1, ordering: .relaxed)
             connections.headersReceived(connection)
             // Answering before the body is read makes MHD skip it and close the connection.
-            if let failure = begin(context) { return answer(context, with: failure) }
+            if let refusal = begin(context) { return queue(prepare(refusal, connection: connection), for: context) }
             return .YES
         }
         let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
@@ -85,42 +85,69 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// Checks what the headers allow before any body is read: method, header size and
-    /// a declared body length over the route's cap.
-    private func begin(_ context: RequestContext) -> HTTPFailure? {
-        guard let method = HTTPMethod(rawValue: context.methodName) else { return .notImplemented }
+    /// Checks what the headers allow before any body is read: method, header size, a
+    /// declared body length over the route's cap, and the route's own `admit` check; the
+    /// answer when the request is refused.
+    private func begin(_ context: RequestContext) -> Response? {
+        do {
+            try prepareBody(of: context)
+            return nil
+        } catch let error as any HTTPResponseError {
+            return error.response()
+        } catch let failure as HTTPFailure {
+            return routes.failures.response(for: failure)
+        } catch {
+            logger.error("request admission failed", metadata: ["http.path": context.path, "error": "\(error)"])
+            return routes.failures.response(for: .internalError)
+        }
+    }
+
+    private func prepareBody(of context: RequestContext) throws {
+        guard let method = HTTPMethod(rawValue: context.methodName) else { throw HTTPFailure.notImplemented }
         let (headers, headerBytes) = ConnectionValues.headers(of: context.connection)
-        guard headerBytes <= configuration.maxHeaderBytes else { return .headersTooLarge(limit: configuration.maxHeaderBytes) }
+        guard headerBytes <= configuration.maxHeaderBytes else { throw HTTPFailure.headersTooLarge(limit: configuration.maxHeaderBytes) }
         if isShedding(context.path) {
             context.isShed = true
-            return .busy(retryAfterSeconds: 5)
+            throw HTTPFailure.busy(retryAfterSeconds: 5)
         }
         let resolution = routes.resolve(method, context.path)
         let options = resolution.options
         let limit = options.maxBodyBytes ?? configuration.maxBodyBytes
         // libmicrohttpd refuses a malformed length itself; a negative one must never reach reserveCapacity.
         let declaredLength = headers["Content-Length"].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
-        if let declaredLength, declaredLength > limit { return .payloadTooLarge(limit: limit) }
+        if let declaredLength, declaredLength > limit { throw HTTPFailure.payloadTooLarge(limit: limit) }
         let remoteAddress = ConnectionValues.remoteAddress(of: context.connection)
         context.head = RequestHead(
             method: method, headers: headers, query: ConnectionValues.query(of: context.connection), remoteAddress: remoteAddress,
             resolution: resolution, bodyLimit: limit)
         if options.streamsBodyToFile {
-            let client = ClientAddress.resolve(
-                peer: remoteAddress, forwardedFor: headers.values("X-Forwarded-For"), trustedProxies: configuration.trustedProxies)
-            let reservation = SpoolReservation(bytes: min(declaredLength ?? limit, limit), address: client)
-            guard spool.reserve(reservation.bytes, for: client) else { return .busy(retryAfterSeconds: 5) }
+            let owner = try spoolOwner(of: context, admit: options.admit)
+            let reservation = SpoolReservation(bytes: min(declaredLength ?? limit, limit), owner: owner)
+            guard spool.reserve(reservation.bytes, for: owner) else { throw HTTPFailure.busy(retryAfterSeconds: 5) }
             context.spoolReservation = reservation
             do {
                 context.bodyFile = try TemporaryFile(in: configuration.temporaryDirectory)
             } catch {
                 logger.error("cannot create a body file", metadata: ["http.path": context.path, "error": "\(error)"])
-                return .internalError
+                throw HTTPFailure.internalError
             }
         } else if let declaredLength {
             context.body.reserveCapacity(declaredLength)
         }
-        return nil
+    }
+
+    /// Whose spool budget a body counts against: the owner the route's `admit` names (which
+    /// may refuse the request first), else the client address. Owners and addresses get
+    /// distinct prefixes so that neither can spend the other's share.
+    private func spoolOwner(of context: RequestContext, admit: (@Sendable (Request) throws -> String?)?) throws -> String {
+        if let admit {
+            var request = request(from: context)
+            if case .matched(_, let parameters) = context.head!.resolution { request.pathParameters = parameters }
+            if let owner = try admit(request) { return "owner:" + owner }
+        }
+        let head = context.head!
+        return "address:" + ClientAddress.resolve(
+            peer: head.remoteAddress, forwardedFor: head.headers.values("X-Forwarded-For"), trustedProxies: configuration.trustedProxies)
     }
 
     /// Whether `path` is refused to keep the last `reservedConnections` for other paths

@@ -18,27 +18,31 @@ struct LeftoverSweepTests {
         let photo = Data((0..<1000).map { UInt8($0 % 7) })
         try await ana.upload(photo, attId: "att-done")
         try await Self.startTwoChunkUpload(ana)
+        let spool = first.spoolDirectory
+        defer { try? FileManager.default.removeItem(at: spool) }
         first.stop()
-        let kept = try Self.files(in: data)
+        let folders = ["spool": spool, "uploads": data.appendingPathComponent("uploads"), "blobs": data.appendingPathComponent("blobs")]
+        let kept = try Self.files(in: folders)
 
         let old = Date(timeIntervalSinceNow: -2 * 86_400)
         let orphanOld = String(repeating: "ab", count: 32)
         let orphanNew = String(repeating: "cd", count: 32)
         let planted = [
-            "tmp/fieldsync-body-a1B2c3", "tmp/part-\(UUID().uuidString)", "tmp/chunk-\(UUID().uuidString)",
+            "spool/fieldsync-body-a1B2c3", "spool/part-\(UUID().uuidString)", "spool/chunk-\(UUID().uuidString)",
             "uploads/\(UUID().uuidString.lowercased())", "blobs/ab/ab/\(orphanOld)", "blobs/ab/ab/.partial-\(UUID().uuidString)",
-            "blobs/cd/cd/\(orphanNew)", "blobs/cd/cd/.partial-\(UUID().uuidString)", "tmp/notes.txt", "uploads/README", "tmp/part-of-something-else",
+            "blobs/cd/cd/\(orphanNew)", "blobs/cd/cd/.partial-\(UUID().uuidString)", "spool/notes.txt", "uploads/README", "spool/part-of-something-else",
         ]
-        for path in planted { try Self.write(data.appendingPathComponent(path)) }
+        for path in planted { try Self.write(Self.url(of: path, in: folders)) }
         for path in ["blobs/ab/ab/\(orphanOld)", planted[5], "uploads/README"] {
-            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: data.appendingPathComponent(path).path)
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: Self.url(of: path, in: folders).path)
         }
 
         let second = try await TestServer.start(database: first.database) { $0.dataDirectory = data }
         defer { second.stop() }
 
-        let remaining = try Self.files(in: data)
-        let expected = kept.union(["blobs/cd/cd/\(orphanNew)", planted[7], "tmp/notes.txt", "uploads/README", "tmp/part-of-something-else"])
+        #expect(second.spoolDirectory == spool, "the default spool folder is the data folder's own")
+        let remaining = try Self.files(in: folders)
+        let expected = kept.union(["blobs/cd/cd/\(orphanNew)", planted[7], "spool/notes.txt", "uploads/README", "spool/part-of-something-else"])
         #expect(remaining == expected, "left: \(remaining.subtracting(expected)), lost: \(expected.subtracting(remaining))")
         // What stayed still serves: the finished file downloads, the open session resumes.
         let download = try await second.client.get("/v1/attachments/att-done/content", headers: ana.headers, token: ana.token)
@@ -66,11 +70,16 @@ struct LeftoverSweepTests {
         try Data("left over".utf8).write(to: url)
     }
 
-    /// Every regular file under `tmp`, `uploads` and `blobs`, relative to `root`.
-    static func files(in root: URL) throws -> Set<String> {
+    /// `path`, whose first component names one of `folders`.
+    static func url(of path: String, in folders: [String: URL]) -> URL {
+        let (folder, rest) = (String(path.prefix { $0 != "/" }), path.drop { $0 != "/" }.dropFirst())
+        return folders[folder]!.appendingPathComponent(String(rest))
+    }
+
+    /// Every regular file under `folders`, as `<folder name>/<path inside it>`.
+    static func files(in folders: [String: URL]) throws -> Set<String> {
         var found: Set<String> = []
-        for folder in ["tmp", "uploads", "blobs"] {
-            let base = root.appendingPathComponent(folder)
+        for (folder, base) in folders {
             guard let walker = FileManager.default.enumerator(atPath: base.path) else { continue }
             for case let path as String in walker {
                 var isDirectory: ObjCBool = false

@@ -33,15 +33,19 @@ struct LifecycleTests {
         #expect(refused.status == 401)
     }
 
-    @Test("Start creates the folder large request bodies are spooled to, also on an external database")
+    @Test("Start creates the spool folder, by default in the system temp directory, also on an external database; shutdown removes it empty")
     func spoolFolder() async throws {
         let server = try await TestServer.start()
         defer { server.stop() }
         var isDirectory: ObjCBool = false
 
-        let exists = FileManager.default.fileExists(atPath: server.dataDirectory.appendingPathComponent("tmp").path, isDirectory: &isDirectory)
+        let exists = FileManager.default.fileExists(atPath: server.spoolDirectory.path, isDirectory: &isDirectory)
 
         #expect(exists && isDirectory.boolValue)
+        #expect(!server.spoolDirectory.path.hasPrefix(server.dataDirectory.path), "off the data folder's volume by default")
+        #expect(server.spoolDirectory.deletingLastPathComponent().standardizedFileURL == FileManager.default.temporaryDirectory.standardizedFileURL)
+        server.stop()
+        #expect(!FileManager.default.fileExists(atPath: server.spoolDirectory.path), "an empty default spool folder is removed at shutdown")
     }
 
     @Test("A start that fails to bind closes its database connections and listener")

@@ -234,7 +234,7 @@ def main():
         figures = verify(run)
         finish(run)
         complete = {upload.sha256 for device in run.devices for upload in device.uploads if upload.complete}
-        for kind, (count, size) in leftovers.survey(run.server.data_directory, complete).items():
+        for kind, (count, size) in leftovers.survey(run.server.data_directory, run.server.spool_directory, complete).items():
             figures[f"left behind: {kind}"] = f"{count} files, {size} bytes"
         print_figures(run, figures, time.monotonic() - began)
     finally:

@@ -4,15 +4,15 @@ needs any more, by kind (the figures a start-up sweep has to deal with)."""
 import os
 
 
-def survey(data_directory, complete_sha256s):
+def survey(data_directory, spool_directory, complete_sha256s):
     """Counts and sizes of leftovers: chunk files of sessions (all finished by now), request-body
     spools, blob store temporaries and blobs that no acknowledged attachment names."""
-    kinds = {"upload session files (uploads/)": [], "request body spools (tmp/)": [],
+    kinds = {"upload session files (uploads/)": [], "request body spools (spool folder)": [],
              "blob temporaries (blobs/.partial-*)": [], "unreferenced blobs (blobs/)": []}
     for path in _files(os.path.join(data_directory, "uploads")):
         kinds["upload session files (uploads/)"].append(path)
-    for path in _files(os.path.join(data_directory, "tmp")):
-        kinds["request body spools (tmp/)"].append(path)
+    for path in _files(spool_directory):
+        kinds["request body spools (spool folder)"].append(path)
     for path in _files(os.path.join(data_directory, "blobs")):
         name = os.path.basename(path)
         if name.startswith(".partial-"):

@@ -6,10 +6,12 @@ stopping, killing and restarting it on the same data folder is what an operator'
 would see.
 """
 
+import hashlib
 import os
 import re
 import signal
 import subprocess
+import tempfile
 import threading
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -26,6 +28,15 @@ class ServerProcess:
         self.environment = dict(os.environ, **(environment or {}))
         self.environment.pop("DATABASE_URL", None)  # always the embedded cluster, never a real database
         self.process, self.base = None, None
+
+    @property
+    def spool_directory(self):
+        """Where the server spools request bodies: FIELDSYNC_SPOOL_DIR, else (as README says)
+        `fieldsync-spool-<hash of the data folder's path>` in the system temp directory."""
+        if self.environment.get("FIELDSYNC_SPOOL_DIR"):
+            return self.environment["FIELDSYNC_SPOOL_DIR"]
+        path = os.path.normpath(os.path.abspath(self.data_directory))
+        return os.path.join(tempfile.gettempdir(), "fieldsync-spool-" + hashlib.sha256(path.encode()).hexdigest()[:16])
 
     def start(self):
         """Starts the server and waits until it listens; returns its base URL."""

@@ -1,4 +1,5 @@
 public import HTTP
+import SyncEngine
 
 /// Declares device API routes. A device route authenticates its caller (and passes the sync
 /// gate when it is a sync call) once, before its handler, which receives a ``DeviceContext``.
@@ -21,11 +22,19 @@ public struct APIRoutes: Sendable {
         self.access = access
     }
 
-    /// Adds a route of a device: `admission` is checked before `handler` runs.
+    /// Adds a route of a device: `admission` is checked before `handler` runs. A route whose
+    /// body streams to disk also authenticates from its headers, before any body byte is
+    /// written, and spools within its user's budget.
     public func add(
         _ method: HTTPMethod, _ path: String, admission: DeviceAdmission, options: RouteOptions = .init(),
         handler: @escaping @Sendable (DeviceContext) throws -> Response
     ) {
+        var options = options
+        if options.streamsBodyToFile {
+            options.admit = { [authenticator = access.authenticator] request in
+                try APIError.translating { try authenticator.authenticate(request).user.id }
+            }
+        }
         router.add(method, path, options: options) { [access] request in
             try APIError.translating { try handler(try access.admit(request, admission)) }
         }
