@@ -146,8 +146,9 @@ final class ServerCore: Sendable {
             if let owner = try admit(request) { return "owner:" + owner }
         }
         let head = context.head!
-        return "address:" + ClientAddress.resolve(
-            peer: head.remoteAddress, forwardedFor: head.headers.values("X-Forwarded-For"), trustedProxies: configuration.trustedProxies)
+        return "address:"
+            + ClientAddress.resolve(
+                peer: head.remoteAddress, forwardedFor: head.headers.values("X-Forwarded-For"), trustedProxies: configuration.trustedProxies)
     }
 
     /// Whether `path` is refused to keep the last `reservedConnections` for other paths

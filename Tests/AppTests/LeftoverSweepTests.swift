@@ -30,7 +30,8 @@ struct LeftoverSweepTests {
         let planted = [
             "spool/fieldsync-body-a1B2c3", "spool/part-\(UUID().uuidString)", "spool/chunk-\(UUID().uuidString)",
             "uploads/\(UUID().uuidString.lowercased())", "blobs/ab/ab/\(orphanOld)", "blobs/ab/ab/.partial-\(UUID().uuidString)",
-            "blobs/cd/cd/\(orphanNew)", "blobs/cd/cd/.partial-\(UUID().uuidString)", "spool/notes.txt", "uploads/README", "spool/part-of-something-else",
+            "blobs/cd/cd/\(orphanNew)", "blobs/cd/cd/.partial-\(UUID().uuidString)", "spool/notes.txt", "uploads/README",
+            "spool/part-of-something-else",
         ]
         for path in planted { try Self.write(Self.url(of: path, in: folders)) }
         for path in ["blobs/ab/ab/\(orphanOld)", planted[5], "uploads/README"] {

@@ -49,7 +49,8 @@ struct UploadAdmissionTests {
             if let end = received.range(of: Data("\r\n\r\n".utf8)) {
                 let status = Int(String(decoding: received.prefix(upTo: end.lowerBound), as: UTF8.self).split(separator: " ")[1]) ?? 0
                 let headers = String(decoding: received.prefix(upTo: end.lowerBound), as: UTF8.self).lowercased()
-                let length = headers.components(separatedBy: "\r\n").first { $0.hasPrefix("content-length:") }
+                let length =
+                    headers.components(separatedBy: "\r\n").first { $0.hasPrefix("content-length:") }
                     .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
                 if status == 100 || received.count - end.upperBound >= length { return (status, received[end.upperBound...].prefix(length)) }
             }
