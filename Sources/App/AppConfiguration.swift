@@ -64,7 +64,7 @@ public struct AppConfiguration: Sendable {
     /// Back-office session lifetimes, time zone and clock.
     public var web = WebConfiguration()
     /// Live event feeds: heartbeat, replay window, per-client queue, and the caps on open streams
-    /// (`FIELDSYNC_MAX_STREAMS_PER_USER`, default 4; `FIELDSYNC_MAX_STREAMS`, default 200).
+    /// (`FIELDSYNC_MAX_STREAMS_PER_USER`, default 16; `FIELDSYNC_MAX_STREAMS`, default 200).
     public var liveEvents = EventHub.Options()
 
     public init(resourcesDirectory: URL) {

@@ -38,8 +38,10 @@ public final class EventHub: Service {
         /// Rows read per query. Default 500.
         public var batchSize = 500
         /// Streams one user may hold open at once (devices and back-office tabs together);
-        /// one more is refused with `LiveFeedFull`. Default 4.
-        public var maxStreamsPerUser = 4
+        /// one more is refused with `LiveFeedFull`. Default 16: a page left in a browser holds its
+        /// stream until the next heartbeat shows it closed, so someone clicking through pages
+        /// briefly holds several.
+        public var maxStreamsPerUser = 16
         /// Streams this process holds open at once, well below the HTTP connection cap so that
         /// feeds cannot take every connection. Default 200.
         public var maxStreams = 200

@@ -125,6 +125,9 @@ public final class BackOfficePages: Sendable {
             return try renderer.error(failure.status, session: session)
         } catch is PageCursor.Invalid {
             return try renderer.error(400, session: session, message: Pager.invalidMessage)
+        } catch let error as any HTTPResponseError {
+            // An answer of its own, such as the live feed's 429 with Retry-After past its stream caps.
+            return error.response()
         } catch {
             logger.error("back-office page failed", metadata: ["http.path": path, "error": "\(error)"])
             return try renderer.error(500, session: session)
