@@ -92,7 +92,8 @@ struct SettingsPreviewTests {
             ("opResultRetentionDays=29", "opResultRetentionDays"), ("opResultRetentionDays=abc", "opResultRetentionDays"),
             ("opResultRetentionDays=99999999999999999999999", "opResultRetentionDays"), ("tombstoneRetentionDays=-1", "tombstoneRetentionDays"),
             ("tombstoneRetentionDays=3651", "tombstoneRetentionDays"), ("minSupportedAppVersion=two", "minSupportedAppVersion"),
-            ("minSupportedAppVersion=", "minSupportedAppVersion"), ("hardMinimumAppVersion=" + String(repeating: "1.", count: 40) + "1", "hardMinimumAppVersion"),
+            ("minSupportedAppVersion=", "minSupportedAppVersion"),
+            ("hardMinimumAppVersion=" + String(repeating: "1.", count: 40) + "1", "hardMinimumAppVersion"),
             ("hardMinimumAppVersion=3.0.0", "hardMinimumAppVersion"), ("maintenanceMode=true", "maintenanceMode"),
             ("opResultRetentionDays=%00", "opResultRetentionDays"),
         ])

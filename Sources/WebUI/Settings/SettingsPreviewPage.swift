@@ -7,8 +7,6 @@ import Templating
 struct SettingsPreviewPage {
     /// The form field that says the admin saw the preview and confirms.
     static let confirmation = "confirmPreview"
-    /// The settings whose change is previewed before it is saved.
-    static let previewedKeys = ["opResultRetentionDays", "tombstoneRetentionDays", "minSupportedAppVersion", "hardMinimumAppVersion"]
 
     let preview: SettingsPreview
     let current: ServerSettings
@@ -17,14 +15,17 @@ struct SettingsPreviewPage {
 
     /// Whether saving `updated` over `current` needs the preview step first.
     static func needed(from current: ServerSettings, to updated: ServerSettings) -> Bool {
+        retentionChanged(current, updated) || current.minSupportedAppVersion != updated.minSupportedAppVersion
+            || current.hardMinimumAppVersion != updated.hardMinimumAppVersion
+    }
+
+    private static func retentionChanged(_ current: ServerSettings, _ updated: ServerSettings) -> Bool {
         current.opResultRetentionDays != updated.opResultRetentionDays || current.tombstoneRetentionDays != updated.tombstoneRetentionDays
-            || current.minSupportedAppVersion != updated.minSupportedAppVersion || current.hardMinimumAppVersion != updated.hardMinimumAppVersion
     }
 
     func page(session: WebSession) -> Page {
         let updated = preview.settings
-        let retentionChanged =
-            current.opResultRetentionDays != updated.opResultRetentionDays || current.tombstoneRetentionDays != updated.tombstoneRetentionDays
+        let retentionChanged = Self.retentionChanged(current, updated)
         var content: [String: TemplateValue] = [
             "changes": .array(changes()), "hidden": .array(hidden()), "retentionChanged": .bool(retentionChanged),
             "deletions": .array(deletions()), "redownload": .dictionary(group(preview.fullRedownload)),
@@ -53,7 +54,9 @@ struct SettingsPreviewPage {
             let before = SettingsForm.text(of: field.kind, in: current)
             let after = SettingsForm.text(of: field.kind, in: preview.settings)
             guard before != after else { return nil }
-            return ["label": .string(field.label), "from": .string(before.isEmpty ? "not set" : before), "to": .string(after.isEmpty ? "not set" : after)]
+            return [
+                "label": .string(field.label), "from": .string(before.isEmpty ? "not set" : before), "to": .string(after.isEmpty ? "not set" : after),
+            ]
         }
     }
 
