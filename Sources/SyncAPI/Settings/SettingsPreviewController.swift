@@ -14,6 +14,8 @@ public struct SettingsPreviewController: Sendable {
 
     /// The longest version text accepted, in characters.
     static let maxVersionLength = 64
+    /// How much of an unknown parameter's name an answer repeats: the name is the caller's.
+    static let maxEchoedNameLength = 64
 
     public init(previewer: SettingsPreviewer) {
         self.previewer = previewer
@@ -46,7 +48,7 @@ public struct SettingsPreviewController: Sendable {
                 settings.hardMinimumAppVersion = value.isEmpty ? nil : try version(value, name)
             default:
                 throw APIError.validationFailed(
-                    field: String(name.prefix(maxVersionLength)),
+                    field: String(name.prefix(maxEchoedNameLength)),
                     "Only opResultRetentionDays, tombstoneRetentionDays, minSupportedAppVersion and hardMinimumAppVersion can be previewed.")
             }
         }
