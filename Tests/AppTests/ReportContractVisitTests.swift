@@ -63,4 +63,20 @@ struct ReportContractVisitTests {
         #expect(try server.scalar("SELECT count(*) FROM records WHERE collection = 'reports'") == 0)
         #expect(try Self.syncedKinds(server, ana.deviceId).isEmpty)
     }
+
+    @Test("With an emergency minimum set, a report sync is gated on the body's appVersion when no X-App-Version is sent")
+    func emergencyMinimumReadsBodyVersion() async throws {
+        let server = try await TestServer.start { $0.runsWorker = false }
+        defer { server.stop() }
+        let ana = try await server.device(.field)
+        try server.updateSettings { $0.hardMinimumAppVersion = "3.0.0" }
+
+        let current = try await Self.sendWithoutHeader(ana, appVersion: "3.1.0", reports: [SyncDevice.report("local-1")])
+        #expect(current.status == 200, "\(current)")
+        let old = try await Self.sendWithoutHeader(ana, appVersion: "2.9.0", reports: [SyncDevice.report("local-2")])
+        #expect(old.status == 426 && old.errorCode == "UPGRADE_REQUIRED", "\(old)")
+        let unreadable = try await Self.sendWithoutHeader(ana, appVersion: "beta", reports: [SyncDevice.report("local-3")])
+        #expect(unreadable.status == 426, "\(unreadable)")
+        #expect(try server.scalar("SELECT count(*) FROM records WHERE collection = 'reports'") == 1)
+    }
 }

@@ -25,7 +25,8 @@ struct WebSettingsTests {
         defer { server.stop() }
         let admin = try server.signedIn()
         let response = try admin.submit(
-            "/admin/settings", from: "/admin/settings", Self.form(["minSupportedAppVersion": "2.3.0", "maxOpsPerPush": "40"]))
+            "/admin/settings", from: "/admin/settings",
+            Self.form(["minSupportedAppVersion": "2.3.0", "maxOpsPerPush": "40", "confirmPreview": "yes"]))
         #expect(response.status == 303 && response.location == "/admin/settings?notice=saved")
         let current = try server.app.core.settings.current()
         #expect(current.minSupportedAppVersion == "2.3.0" && current.maxOpsPerPush == 40)
@@ -46,6 +47,7 @@ struct WebSettingsTests {
         #expect(page.contains(">50 ops<") && page.contains(">40 ops<"))
         let again = try admin.submit(
             "/admin/settings", from: "/admin/settings", Self.form(["minSupportedAppVersion": "2.3.0", "maxOpsPerPush": "40"]))
+        #expect(again.status == 303, "unchanged versions need no preview")
         #expect(again.location == "/admin/settings?notice=unchanged")
         #expect(try server.integer("SELECT count(*) FROM settings_audit") == 2)
     }
@@ -92,7 +94,7 @@ struct WebSettingsTests {
         #expect(try server.app.core.settings.current().hardMinimumAppVersion == nil)
         let confirmed = try admin.submit(
             "/admin/settings", from: "/admin/settings",
-            Self.form(["hardMinimumAppVersion": "1.9.0", "acknowledgeHardMinimum": "on", "maintenanceMode": "on"]))
+            Self.form(["hardMinimumAppVersion": "1.9.0", "acknowledgeHardMinimum": "on", "maintenanceMode": "on", "confirmPreview": "yes"]))
         #expect(confirmed.status == 303)
         #expect(try server.app.core.settings.current().hardMinimumAppVersion == "1.9.0")
         let dashboard = try admin.get("/admin").body

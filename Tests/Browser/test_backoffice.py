@@ -181,6 +181,9 @@ class Settings(BrowserTestCase):
         field.clear()
         field.send_keys("2.5.0")
         self.follow(By.CSS_SELECTOR, ".form-footer button[type=submit]")
+        # A version change is previewed first: the devices below it, then the confirmed save.
+        self.assertIn(ana.device_id, self.text("#preview-minimum"))
+        self.follow(By.CSS_SELECTOR, "#preview-confirm button[type=submit]")
         self.wait(lambda d: "notice=" in d.current_url)
         self.assertIn("2.5.0", self.text("table"))  # the audit trail: old -> new, who, when
         self.shoot("settings")
@@ -195,6 +198,46 @@ class Settings(BrowserTestCase):
         row = self.driver.find_element(By.XPATH, f"//tr[contains(., '{ana.device_id}')]")
         self.assertIn("Below minimum", row.text)
         self.assert_no_script_errors()
+
+
+class SettingsPreview(BrowserTestCase):
+    def test_an_admin_changes_retention_sees_the_preview_with_figures_and_confirms(self):
+        Device(self.base, "carla", unique("dev-carla")).push("create", "jobs", unique("job"), {"title": "Kept"})
+        sign_in(self.driver, self.base, "admin", ADMIN_PASSWORD)
+        self.driver.get(self.base + "/admin/settings")
+        field = self.driver.find_element(By.NAME, "tombstoneRetentionDays")
+        field.clear()
+        field.send_keys("45")
+        self.follow(By.CSS_SELECTOR, ".form-footer button[type=submit]")
+        self.assertIn("Check before saving", self.text("h1"))
+        self.assertIn("Keep deletions for", self.text("#preview-changes"))
+        figures = {row.get_attribute("data-rule"): int(row.find_element(By.CSS_SELECTOR, "td.num").text.replace(",", ""))
+                   for row in self.driver.find_elements(By.CSS_SELECTOR, "#preview-retention tr[data-rule]")}
+        self.assertIn("last synced more than 45 days ago", self.text("#preview-redownload-summary"))
+        self.shoot("settings-preview")
+        # The page's figures are the admin API's for the same values.
+        admin = Device(self.base, "admin", unique("dev-admin"), password=ADMIN_PASSWORD)
+        preview = admin.call("GET", "/v1/admin/preview/settings?tombstoneRetentionDays=45")
+        self.assertEqual(figures, preview["retention"]["deletions"])
+        self.assertEqual(set(figures), {"opResults", "tombstones", "scopeExits", "idempotencyKeys", "webSessions", "deviceTokens"})
+
+        self.follow(By.CSS_SELECTOR, "#preview-confirm button[type=submit]")
+        self.wait(lambda d: "notice=saved" in d.current_url)
+        self.assertIn("Settings saved", self.text(".notice"))
+        self.assertEqual(self.driver.find_element(By.NAME, "tombstoneRetentionDays").get_attribute("value"), "45")
+        self.assertIn("Keep deletions for", self.text("table"))  # audited
+        self.assert_no_script_errors()
+
+    def test_cancelling_the_preview_changes_nothing(self):
+        sign_in(self.driver, self.base, "admin", ADMIN_PASSWORD)
+        self.driver.get(self.base + "/admin/settings")
+        before = self.driver.find_element(By.NAME, "opResultRetentionDays").get_attribute("value")
+        field = self.driver.find_element(By.NAME, "opResultRetentionDays")
+        field.clear()
+        field.send_keys(str(int(before) + 7))
+        self.follow(By.CSS_SELECTOR, ".form-footer button[type=submit]")
+        self.follow(By.LINK_TEXT, "Cancel")
+        self.assertEqual(self.driver.find_element(By.NAME, "opResultRetentionDays").get_attribute("value"), before)
 
 
 class WithoutJavaScript(BrowserTestCase):

@@ -13,13 +13,18 @@ public struct RetentionFeature: Feature {
         self.core = core
     }
 
+    /// The pass the `retention` job runs; settings previews count with it too.
+    static func pass(_ core: Core) -> RetentionPass {
+        RetentionPass(store: PostgresRetentionStore(database: core.database), rules: rules)
+    }
+
     public var jobs: [any Job] {
         [
             RetentionJob(
                 name: "retention",
                 summary: "Deletes op results, deletions, scope exits, idempotency keys, ended back-office sessions and long-expired "
                     + "device tokens past their retention windows.",
-                pass: RetentionPass(store: PostgresRetentionStore(database: core.database), rules: Self.rules),
+                pass: Self.pass(core),
                 settings: core.settings, webSessionIdleTimeout: core.configuration.web.idleTimeout, minutes: { $0.retentionJobMinutes })
         ]
     }

@@ -56,7 +56,7 @@ public struct PostgresSyncCentreStore: SyncCentreStore {
                 """
                 SELECT d.device_id, d.user_id, u.username, u.team_id, d.app_version, d.platform, d.last_sync_at,
                        COALESCE(o.applied, 0), COALESCE(o.deferred, 0), COALESCE(o.rejected, 0), COALESCE(o.conflict, 0),
-                       COALESCE(\(unescaped: KeyPart.timestampText("d.last_sync_at")), '-infinity')
+                       COALESCE(\(unescaped: KeyPart.timestampText("d.last_sync_at")), '-infinity'), d.first_seen_at
                 FROM devices d
                 LEFT JOIN users u ON u.id = d.user_id
                 LEFT JOIN LATERAL (SELECT \(unescaped: OpCounts.byStatus) FROM op_log_counts c WHERE c.device_id = d.device_id) o ON true
@@ -71,10 +71,12 @@ public struct PostgresSyncCentreStore: SyncCentreStore {
     }
 
     private static func summary(_ row: PostgresRow) throws -> DeviceSyncSummary {
-        DeviceSyncSummary(
+        var summary = DeviceSyncSummary(
             deviceId: try row.decode(0), userId: try row.decode(1), username: try row.decode(2), teamId: try row.decode(3),
             appVersion: try row.decode(4), platform: try row.decode(5), lastSyncAt: try row.decode(6), applied: try row.decode(7),
             deferred: try row.decode(8), rejected: try row.decode(9), conflict: try row.decode(10))
+        summary.firstSeenAt = try row.decode(12)
+        return summary
     }
 
     /// The journal's first page starts after this key: `infinity` comes before every op in

@@ -30,7 +30,7 @@ public struct ReportsController: Sendable {
     }
 
     public func register(on routes: APIRoutes) {
-        routes.add(.POST, "/v1/reports/sync", admission: .sync, handler: sync)
+        routes.add(.POST, "/v1/reports/sync", admission: .reportSync, handler: sync)
         routes.add(.GET, "/v1/assignments", admission: .sync, handler: listAssignments)
         // One photo per request, streamed to disk as it arrives; the cap leaves room for the
         // multipart framing around the largest attachment the default settings allow.

@@ -1,3 +1,4 @@
+import Foundation
 public import HTTP
 public import SyncEngine
 
@@ -8,6 +9,9 @@ public enum DeviceAdmission: Sendable {
     /// The token, then the sync gate (PROTOCOL.md, Gating): 503 `MAINTENANCE`, 426
     /// `UPGRADE_REQUIRED`, 429 `RATE_LIMITED`.
     case sync
+    /// `sync` for the report contract, whose apps send their version in the body's `appVersion`:
+    /// the gate reads it there when `X-App-Version` is absent.
+    case reportSync
 }
 
 /// A device call that passed its admission: what device handlers receive.
@@ -51,8 +55,21 @@ public struct DeviceAccess: Sendable {
         let settings =
             switch admission {
             case .authenticated: try settings.current()
-            case .sync: try gate.admit(request, identity: identity)
+            case .sync: try gate.admit(identity: identity, appVersion: request.headers["x-app-version"])
+            case .reportSync:
+                try gate.admit(identity: identity, appVersion: request.headers["x-app-version"] ?? ReportedVersion.inBody(of: request))
             }
         return DeviceContext(request: request, identity: identity, settings: settings, principals: principals)
+    }
+}
+
+/// The report contract's `appVersion`, read from the JSON body before the handler decodes it.
+private struct ReportedVersion: Decodable {
+    let appVersion: String?
+
+    /// The body's `appVersion`; nil when the body or the member cannot be read, which the gate
+    /// treats like any unreadable version.
+    static func inBody(of request: Request) -> String? {
+        (try? JSONDecoder().decode(Self.self, from: request.body))?.appVersion
     }
 }

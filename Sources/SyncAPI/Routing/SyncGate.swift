@@ -1,5 +1,5 @@
 import Foundation
-public import HTTP
+import HTTP
 public import Support
 public import SyncEngine
 import SyncProtocol
@@ -17,8 +17,10 @@ public struct SyncGate: Sendable {
     }
 
     /// Returns the settings in force for this call.
+    /// - Parameter appVersion: The version the app states (`X-App-Version`, or the report
+    ///   contract's body), nil when it states none.
     /// - Throws: 503 `MAINTENANCE`, 426 `UPGRADE_REQUIRED` or 429 `RATE_LIMITED`.
-    public func admit(_ request: Request, identity: DeviceIdentity) throws -> ServerSettings {
+    public func admit(identity: DeviceIdentity, appVersion: String?) throws -> ServerSettings {
         let current = try settings.current()
         if current.maintenanceMode {
             throw APIError(
@@ -27,7 +29,7 @@ public struct SyncGate: Sendable {
         }
         // Sync calls must say their version; one that cannot be read is not let past the floor.
         if let floorText = current.hardMinimumAppVersion, let floor = AppVersion(floorText),
-            request.headers["x-app-version"].flatMap(AppVersion.init).map({ $0 < floor }) ?? true
+            appVersion.flatMap(AppVersion.init).map({ $0 < floor }) ?? true
         {
             throw APIError(
                 .upgradeRequired, "This app version can no longer sync. Update to \(floorText) or later.",

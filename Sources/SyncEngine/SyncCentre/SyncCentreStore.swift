@@ -59,6 +59,9 @@ public struct DeviceSyncSummary: Sendable {
     public var deferred: Int
     public var rejected: Int
     public var conflict: Int
+    /// When the server first heard from the device: a journal started after retention's
+    /// window has lost nothing to it.
+    public var firstSeenAt: Date?
 
     public init(
         deviceId: String, userId: String?, username: String?, teamId: String?, appVersion: String?, platform: String?, lastSyncAt: Date?,

@@ -11,6 +11,7 @@ import Templating
 /// one transaction (`SettingsStore.update`).
 struct SettingsPages {
     let settings: any SettingsStore
+    let previewer: SettingsPreviewer
     let renderer: PageRenderer
     let configuration: WebConfiguration
 
@@ -31,10 +32,18 @@ struct SettingsPages {
 
     @Sendable func save(_ context: WebContext) throws -> Response {
         var form = SettingsForm(submitted: context.form)
-        guard let updated = form.validated(over: try settings.current()) else {
+        let current = try settings.current()
+        guard let updated = form.validated(over: current) else {
             let count = form.errors.count
             let notice = Notice(kind: .error, text: "\(count) setting\(count == 1 ? " needs" : "s need") your attention. Nothing was saved.")
             return try page(form, context: context, notice: notice, status: 422)
+        }
+        // Retention and version changes are shown against the live data first; the preview's
+        // form posts the same values back, confirmed.
+        if SettingsPreviewPage.needed(from: current, to: updated), !context.form.isChecked(SettingsPreviewPage.confirmation) {
+            let preview = SettingsPreviewPage(
+                preview: try previewer.preview(updated), current: current, form: form, timeZone: configuration.timeZone)
+            return try renderer.render(preview.page(session: context.session))
         }
         let changes = try settings.update(updated, by: context.session.user.id)
         return .redirect(to: Area.settings.path + "?notice=" + (changes.isEmpty ? "unchanged" : "saved"))
@@ -101,8 +110,8 @@ extension Area {
 }
 
 extension BackOfficePages {
-    /// Adds the settings page and its audited save.
-    public func addSettingsPages(settings: any SettingsStore) {
-        SettingsPages(settings: settings, renderer: renderer, configuration: configuration).register(on: self)
+    /// Adds the settings page and its audited save, previewed for retention and version changes.
+    public func addSettingsPages(settings: any SettingsStore, previewer: SettingsPreviewer) {
+        SettingsPages(settings: settings, previewer: previewer, renderer: renderer, configuration: configuration).register(on: self)
     }
 }

@@ -36,12 +36,14 @@ struct SyncCentrePages {
     @Sendable func list(_ context: WebContext) throws -> Response {
         let scope = TeamScope(context.session)
         let pager = try Pager(context.request.query)
-        let minimum = AppVersion(try settings.current().minSupportedAppVersion)
+        let current = try settings.current()
+        let minimum = AppVersion(current.minSupportedAppVersion)
         let page = scope.blocked ? PageOf(rows: [], next: nil) : try store.devices(teamId: scope.teamId, after: pager.cursor, limit: Self.pageSize)
         let versions = scope.blocked ? [] : try store.appVersionCounts(teamId: scope.teamId)
         let content: [String: TemplateValue] = [
             "devices": .array(page.rows.map { row($0, minimum: minimum) }), "hasDevices": .bool(!page.rows.isEmpty),
             "scope": .string(scope.label), "noTeam": .bool(scope.blocked), "minimum": .string(minimum?.description ?? "not set"),
+            "horizon": .string(JournalHorizon(settings: current).summary(timeZone: configuration.timeZone)),
             "belowText": belowText(versions.filter { Self.isBelow($0.version, minimum) }.reduce(0) { $0 + $1.count }),
             "pager": pager.navigation(
                 path: Self.path, filters: [], count: page.rows.count, total: versions.reduce(0) { $0 + $1.count }, next: page.next),
@@ -59,12 +61,14 @@ struct SyncCentrePages {
         let pager = try Pager(context.request.query)
         let teamId = TeamScope(context.session).teamId
         let page = try store.journal(deviceId: device.deviceId, teamId: teamId, status: status, after: pager.cursor, limit: Self.pageSize)
-        let minimum = AppVersion(try settings.current().minSupportedAppVersion)
+        let current = try settings.current()
+        let minimum = AppVersion(current.minSupportedAppVersion)
         let base = Self.devicePath(device.deviceId)
         let filter = status.map { [("status", $0.rawValue)] } ?? []
         let exportQuery = filter.isEmpty ? "" : "&" + SafeRedirect.encodeQuery(filter)
         let content: [String: TemplateValue] = [
             "device": row(device, minimum: minimum),
+            "horizon": .string(JournalHorizon(settings: current).text(firstSeen: device.firstSeenAt, timeZone: configuration.timeZone)),
             "entries": .array(page.rows.map { JournalRow($0, timeZone: configuration.timeZone).templateValue }),
             "hasEntries": .bool(!page.rows.isEmpty), "filters": .array(Self.statusFilters(base: base, current: status)),
             "filtered": .bool(status != nil), "showRecord": true,
