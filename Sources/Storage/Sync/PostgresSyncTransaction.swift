@@ -67,6 +67,27 @@ final class PostgresSyncTransaction: SyncTransaction {
         return try results[1].map(RecordRow.decode)
     }
 
+    func records(belowSchemaVersion version: Int, in collections: [String], limit: Int) throws -> [RecordKey] {
+        // Served by the partial index records_schema_version: upgraded rows leave its range.
+        try connection.query(
+            """
+            SELECT collection, record_id FROM records
+            WHERE schema_version < \(version) AND deleted_seq IS NULL AND collection = ANY(\(collections)::text[])
+            LIMIT \(limit)
+            """
+        ).map { RecordKey(collection: try $0.decode(0), recordId: try $0.decode(1)) }
+    }
+
+    func countRecords(belowSchemaVersion version: Int, in collections: [String]) throws -> Int {
+        let count = try connection.query(
+            """
+            SELECT count(*) FROM records
+            WHERE schema_version < \(version) AND deleted_seq IS NULL AND collection = ANY(\(collections)::text[])
+            """
+        )[0].decode(0, as: Int64.self)
+        return Int(count)
+    }
+
     func finalizedAttachments(among ids: [String]) throws -> Set<AttachmentRef> {
         try attachments.finalized(among: ids, on: connection)
     }
