@@ -68,12 +68,14 @@ final class PostgresSyncTransaction: SyncTransaction {
     }
 
     func records(belowSchemaVersion version: Int, in collections: [String], limit: Int) throws -> [RecordKey] {
-        // Served by the partial index records_schema_version: upgraded rows leave its range.
+        // The order makes the partial index records_schema_version the plan whatever the
+        // statistics say: upgraded rows leave its range, so a batch reads only records still to
+        // do. A sequential scan would re-read every upgraded row at the table's start each time.
         try connection.query(
             """
             SELECT collection, record_id FROM records
             WHERE schema_version < \(version) AND deleted_seq IS NULL AND collection = ANY(\(collections)::text[])
-            LIMIT \(limit)
+            ORDER BY schema_version LIMIT \(limit)
             """
         ).map { RecordKey(collection: try $0.decode(0), recordId: try $0.decode(1)) }
     }
