@@ -15,7 +15,7 @@ struct Workspace {
     private(set) var conflicts: [String: StoredConflict]
     private var touched: Set<RecordKey> = []
     /// Records loaded at an older schema version, upgraded in memory (written only when a change writes them).
-    private(set) var upgraded: Set<RecordKey> = []
+    private var upgraded: Set<RecordKey> = []
     private var writes = WriteSet()
     private var sequence = ProvisionalSequence()
 
