@@ -2,6 +2,7 @@ import App
 import AppTesting
 import Foundation
 import Postgres
+import PostgresTesting
 import Storage
 import SyncEngine
 import SyncProtocol
@@ -149,5 +150,44 @@ struct RecordMigrationJobTests {
             #expect(record.schemaVersion == 4 && record.payload["status"] == "on_hold", "\(id) upgraded once")
         }
         #expect(try Self.record(server, "jobs", waiting) == pushed, "the run left the pushed record alone")
+    }
+
+    @Test("Pushes racing the run: every record is upgraded exactly once, by whichever wrote it first")
+    func pushesDuringTheRun() async throws {
+        let old = try await TestServer.start { $0.runsWorker = false }
+        let ana = try await old.device()
+        let ids = (0..<200).map { String(format: "j-%03d", $0) }
+        var seqs: [String: Int64] = [:]
+        for chunk in stride(from: 0, to: ids.count, by: 50).map({ ids[$0..<$0 + 50] }) {
+            let results = try await ana.push(chunk.map { ana.create("jobs", $0, ["title": .string($0), "status": "in_progress"]) })
+            for (id, result) in zip(chunk, results) { seqs[id] = result.serverSeq }
+        }
+        old.stop()
+
+        let server = try await Self.upgradedServer(on: old.database)
+        defer { server.stop() }
+        let runner = Application.jobRunner(server.core)
+        let job = RecordMigrationJob(migration: RecordMigration(store: server.core.syncStore, schema: server.core.schema), batchSize: 5)
+        let running = Task { try await onDedicatedThread { try runner.run(job) } }
+        // The run takes records in storage order; the edits start from the other end.
+        let edited = Array(ids.reversed().prefix(50))
+        let tablet = try await SyncDevice(server: server, user: ana.user, password: ana.password, deviceId: "dev-tab", appVersion: "2.3.0")
+        for chunk in stride(from: 0, to: edited.count, by: 5).map({ edited[$0..<$0 + 5] }) {
+            let results = try await tablet.push(chunk.map { tablet.update("jobs", $0, ["notes": "checked"], base: seqs[$0]) }, schemaVersion: 4)
+            #expect(results.allSatisfy { $0.status == .applied }, "\(results)")
+        }
+        guard case .ran(_, .succeeded) = try await running.value else {
+            Issue.record("the run did not succeed")
+            return
+        }
+
+        let records = try server.core.syncStore.transaction { tx in try tx.lockRecords(ids.map { RecordKey(collection: "jobs", recordId: $0) }) }
+        #expect(records.count == 200)
+        #expect(records.allSatisfy { $0.schemaVersion == 4 && $0.payload["status"] == "on_hold" }, "each upgraded once")
+        #expect(records.filter { edited.contains($0.recordId) }.allSatisfy { $0.payload["notes"] == "checked" })
+        // The default a push's upgrade adds carries that push's number, the record's latest.
+        let byPush = records.filter { edited.contains($0.recordId) && $0.fieldMeta["priority"]?.seq == $0.serverSeq }.count
+        let run = try #require(try runner.runs.recent(job: "record-migration", limit: 1).first)
+        #expect(run.counts["records"] == 200 - byPush, "the run upgraded exactly the records no push reached first")
     }
 }
