@@ -5,7 +5,8 @@ public import App
 /// simulate` and `fieldsync relay`). A new tool is one more line here.
 public enum ToolCommands {
     public static let all: [any Command] = [
-        BenchHTTPCommand(), BenchSyncCommand(), BenchUploadCommand(), BenchEventsCommand(), BenchWebCommand(), BenchFieldDayCommand(),
+        BenchHTTPCommand(), BenchSyncCommand(), BenchUploadCommand(), BenchEventsCommand(), BenchMigrateCommand(), BenchWebCommand(),
+        BenchFieldDayCommand(),
         SimulateCommand(), RelayCommand(),
     ]
 

@@ -14,8 +14,11 @@ public struct BenchmarkSeeder: Sendable {
 
     /// Creates `users` field users over teams of 20 and `records` jobs spread evenly over them;
     /// returns the user ids.
-    public func seed(users: Int, records: Int) throws -> [String] {
-        try database.withTransaction { connection in
+    /// - Parameter schemaVersion: The version the jobs are stored at: 3 (the built-in schema's),
+    ///   or 2, as written before `laborMinutes` was renamed `labor_minutes` (for the record migration).
+    public func seed(users: Int, records: Int, schemaVersion: Int = 3) throws -> [String] {
+        let labor = schemaVersion < 3 ? "laborMinutes" : "labor_minutes"
+        return try database.withTransaction { connection in
             try connection.executeScript(BackOfficeSeeder.noTimeouts)
             try connection.execute(
                 """
@@ -33,10 +36,10 @@ public struct BenchmarkSeeder: Sendable {
                 WITH base AS (UPDATE sequence_counter SET value = value + \(records) RETURNING value - \(records) AS v)
                 INSERT INTO records (collection, record_id, payload, field_meta, server_seq, user_scope, team_scope, schema_version)
                 SELECT 'jobs', 'seed-' || n,
-                       jsonb_build_object('title', 'Job ' || n, 'status', 'in_progress', 'labor_minutes', n % 480,
+                       jsonb_build_object('title', 'Job ' || n, 'status', 'in_progress', \(labor)::text, n % 480,
                                           'assigneeId', 'u-seed-' || (n % \(users)), 'teamId', 'seed-team-' || ((n % \(users)) / 20)),
                        jsonb_build_object('title', jsonb_build_object('seq', base.v + n + 1)),
-                       base.v + n + 1, 'user:u-seed-' || (n % \(users)), 'team:seed-team-' || ((n % \(users)) / 20), 3
+                       base.v + n + 1, 'user:u-seed-' || (n % \(users)), 'team:seed-team-' || ((n % \(users)) / 20), \(schemaVersion)::int
                 FROM base, generate_series(0, \(records) - 1) n
                 """)
             return (0..<users).map { "u-seed-\($0)" }

@@ -112,6 +112,20 @@ final class InMemoryTransaction: SyncTransaction, Sendable {
         state.withLock { state in keys.compactMap { state.records[$0] } }
     }
 
+    func records(belowSchemaVersion version: Int, in collections: [String], limit: Int) throws -> [RecordKey] {
+        Array(awaitingUpgrade(below: version, in: collections).prefix(limit))
+    }
+
+    func countRecords(belowSchemaVersion version: Int, in collections: [String]) throws -> Int {
+        awaitingUpgrade(below: version, in: collections).count
+    }
+
+    private func awaitingUpgrade(below version: Int, in collections: [String]) -> [RecordKey] {
+        state.withLock { state in
+            state.records.values.filter { !$0.isDeleted && $0.schemaVersion < version && collections.contains($0.collection) }.map(\.key)
+        }
+    }
+
     func finalizedAttachments(among ids: [String]) throws -> Set<AttachmentRef> {
         state.withLock { $0.finalizedAttachments.filter { ids.contains($0.attId) } }
     }

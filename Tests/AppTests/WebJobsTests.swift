@@ -28,14 +28,15 @@ struct WebJobsTests {
         defer { server.stop() }
         // The worker runs every job at once on start: none ran before.
         let startRuns = try await eventually(within: .seconds(60)) { () -> Bool? in
-            try server.integer("SELECT count(*)::int FROM job_runs WHERE outcome = 'succeeded'") == 3 ? true : nil
+            try server.integer("SELECT count(*)::int FROM job_runs WHERE outcome = 'succeeded'") == 4 ? true : nil
         }
         #expect(startRuns == true)
         let admin = try server.signedIn()
         let page = try admin.get("/admin/jobs")
         #expect(page.status == 200)
         for text in [
-            "retention", "upload-sessions", "live-feed-outbox", "Every 60 minutes", "Every 10 minutes", "Schedule", "Succeeded", "Run now",
+            "retention", "upload-sessions", "live-feed-outbox", "record-migration", "Every 60 minutes", "Every 10 minutes", "Schedule", "Succeeded",
+            "Run now",
             #"action="/admin/jobs/retention/run""#,
         ] {
             #expect(page.body.contains(text), "\(text)")

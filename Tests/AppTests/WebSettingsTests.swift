@@ -14,6 +14,7 @@ struct WebSettingsTests {
             "opResultRetentionDays": "30", "tombstoneRetentionDays": "60", "uploadSessionHours": "72", "localRetentionDays": "14",
             "maxAttachmentBytes": "50", "maxAttachmentBytesPerRecord": "150", "maxOpsPerPush": "50", "maxPullLimit": "500",
             "retentionJobMinutes": "60", "uploadSessionsJobMinutes": "60", "liveFeedOutboxJobMinutes": "10",
+            "recordMigrationJobMinutes": "60",
         ]
         fields.merge(changes) { _, new in new }
         return fields.sorted { $0.key < $1.key }

@@ -2,6 +2,7 @@ import Foundation
 import Storage
 public import SyncAPI
 public import SyncEngine
+public import Worker
 
 /// Push and pull (`/v1/sync/…`): the device side of the sync engine.
 public struct SyncFeature: Feature {
@@ -14,6 +15,9 @@ public struct SyncFeature: Feature {
         let key = try core.configuration.cursorSecret.map { Data($0.utf8) } ?? core.secret(named: "pull-cursor")
         cursors = PullCursorCodec(key: key)
     }
+
+    /// The job that upgrades stored records when the schema version rises.
+    public var jobs: [any Job] { [RecordMigrationJob(migration: RecordMigration(store: core.syncStore, schema: core.schema))] }
 
     public func routes(on api: APIRoutes) {
         let pulls = PullService(

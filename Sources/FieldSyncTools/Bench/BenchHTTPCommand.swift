@@ -53,7 +53,8 @@ final class BenchServer: Sendable {
         self.directory = directory
     }
 
-    static func start(environment: Environment) throws -> BenchServer {
+    /// - Parameter configure: adjusts the configuration before the start.
+    static func start(environment: Environment, configure: (inout AppConfiguration) -> Void = { _ in }) throws -> BenchServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-bench-\(UUID().uuidString)")
         var configuration = try AppConfiguration.load(arguments: try CommandLineArguments([], valueOptions: []), environment: environment)
         configuration.dataDirectory = directory
@@ -62,6 +63,7 @@ final class BenchServer: Sendable {
         configuration.database = nil
         configuration.port = 0
         configuration.adminPassword = Self.adminPassword
+        configure(&configuration)
         let logger = Logger(label: "fieldsync.bench", level: .warning)
         return BenchServer(application: try Application.start(configuration, logger: logger), directory: directory)
     }

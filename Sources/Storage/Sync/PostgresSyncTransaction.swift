@@ -67,6 +67,29 @@ final class PostgresSyncTransaction: SyncTransaction {
         return try results[1].map(RecordRow.decode)
     }
 
+    func records(belowSchemaVersion version: Int, in collections: [String], limit: Int) throws -> [RecordKey] {
+        // The order makes the partial index records_schema_version the plan whatever the
+        // statistics say: upgraded rows leave its range, so a batch reads only records still to
+        // do. A sequential scan would re-read every upgraded row at the table's start each time.
+        try connection.query(
+            """
+            SELECT collection, record_id FROM records
+            WHERE schema_version < \(version) AND deleted_seq IS NULL AND collection = ANY(\(collections)::text[])
+            ORDER BY schema_version LIMIT \(limit)
+            """
+        ).map { RecordKey(collection: try $0.decode(0), recordId: try $0.decode(1)) }
+    }
+
+    func countRecords(belowSchemaVersion version: Int, in collections: [String]) throws -> Int {
+        let count = try connection.query(
+            """
+            SELECT count(*) FROM records
+            WHERE schema_version < \(version) AND deleted_seq IS NULL AND collection = ANY(\(collections)::text[])
+            """
+        )[0].decode(0, as: Int64.self)
+        return Int(count)
+    }
+
     func finalizedAttachments(among ids: [String]) throws -> Set<AttachmentRef> {
         try attachments.finalized(among: ids, on: connection)
     }

@@ -14,6 +14,8 @@ struct Workspace {
     private(set) var records: [RecordKey: StoredRecord]
     private(set) var conflicts: [String: StoredConflict]
     private var touched: Set<RecordKey> = []
+    /// Records loaded at an older schema version, upgraded in memory (written only when a change writes them).
+    private var upgraded: Set<RecordKey> = []
     private var writes = WriteSet()
     private var sequence = ProvisionalSequence()
 
@@ -21,7 +23,17 @@ struct Workspace {
         self.schema = schema
         self.timestamp = RFC3339.string(from: now)
         self.makeId = makeId
-        self.records = Dictionary(records.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        // Rule 5 for stored records: whatever changes a record next sees, and writes, the current version.
+        var loaded: [RecordKey: StoredRecord] = [:]
+        for record in records where loaded[record.key] == nil {
+            if let current = schema.upgraded(record) {
+                loaded[record.key] = current
+                upgraded.insert(record.key)
+            } else {
+                loaded[record.key] = record
+            }
+        }
+        self.records = loaded
         self.conflicts = Dictionary(conflicts.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -148,20 +160,41 @@ struct Workspace {
 
     /// Stores a record's new state and its change log row and events.
     mutating func commit(_ record: StoredRecord, before: StoredRecord?, seq: Int64, type: ChangeType, author: Principal) {
-        var record = record
-        record.serverSeq = seq
-        record.updatedAt = timestamp
-        records[record.key] = record
-        touched.insert(record.key)
+        let record = store(record, before: before, seq: seq, type: type)
         let keysBefore = before?.scopeKeys ?? []
-        writes.changes.append(
-            ChangeLogEntry(
-                seq: seq, collection: record.collection, recordId: record.recordId, type: type, scopeKeysBefore: keysBefore,
-                scopeKeysAfter: record.scopeKeys))
         let audience = EventAudience(scopeKeys: Set(keysBefore + record.scopeKeys).sorted(), userIds: [author.userId])
         writes.events.append(
             OutboxEvent(type: .recordChanged, collection: record.collection, recordId: record.recordId, serverSeq: seq, audience: audience))
         if let event = OrderEvents.event(before: before, after: record, seq: seq, audience: audience) { writes.events.append(event) }
+    }
+
+    /// Stores a record's new state and its change log row. A field without metadata (one a
+    /// schema upgrade added) is stamped as set by this change, on the server.
+    private mutating func store(_ record: StoredRecord, before: StoredRecord?, seq: Int64, type: ChangeType) -> StoredRecord {
+        var record = record
+        record.serverSeq = seq
+        record.updatedAt = timestamp
+        for name in record.payload.keys where record.fieldMeta[name] == nil { record.fieldMeta[name] = FieldMeta(seq: seq) }
+        records[record.key] = record
+        touched.insert(record.key)
+        writes.changes.append(
+            ChangeLogEntry(
+                seq: seq, collection: record.collection, recordId: record.recordId, type: type,
+                scopeKeysBefore: before?.scopeKeys ?? [], scopeKeysAfter: record.scopeKeys))
+        return record
+    }
+
+    /// Writes every record upgraded on load that nothing else wrote as a change of its own,
+    /// attributed to the server. No live event announces it: a schema upgrade rewrites every
+    /// record at once, and as many events would swamp each stream; devices pull the changes.
+    /// - Returns: how many records it wrote.
+    mutating func commitUpgrades() -> Int {
+        let pending = upgraded.subtracting(touched).sorted()
+        for key in pending {
+            guard let record = records[key] else { continue }
+            _ = store(record, before: record, seq: sequence.next(), type: .upsert)
+        }
+        return pending.count
     }
 
     /// Opens a conflict entry for `op` against `record` (the server's revision) and returns its id.

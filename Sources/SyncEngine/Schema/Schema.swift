@@ -72,14 +72,22 @@ public struct Schema: Sendable, Hashable {
     public func migrate(
         _ fields: [String: FieldChange], type: OpType, collection name: String, from version: Int
     ) -> [String: FieldChange]? {
-        guard let collection = collections[name], version <= self.version,
-            version >= max(oldestSupportedVersion, collection.since)
+        guard let collection = collections[name], version >= max(oldestSupportedVersion, collection.since),
+            let steps = steps(of: collection, from: version)
         else { return nil }
         var migrated = fields
-        for step in collection.migrations.sorted(by: { $0.from < $1.from }) where step.from >= version {
-            for action in step.actions { action.apply(to: &migrated, type: type) }
+        for step in steps {
+            step.apply(
+                to: &migrated, complete: type == .create, make: { FieldChange(new: $0) },
+                map: { change, rewrite in FieldChange(old: change.old.map(rewrite), new: rewrite(change.new)) })
         }
         return migrated
+    }
+
+    /// The declared steps from `version` to the current one, in order; nil for a version newer than the server's.
+    func steps(of collection: CollectionSchema, from version: Int) -> [MigrationStep]? {
+        guard version <= self.version else { return nil }
+        return collection.migrations.sorted(by: { $0.from < $1.from }).filter { $0.from >= version }
     }
 
     private struct Document: Decodable {

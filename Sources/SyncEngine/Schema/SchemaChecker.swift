@@ -36,6 +36,11 @@ struct SchemaChecker {
             guard step.to == step.from + 1, step.from >= 1, step.to <= schema.version, stepStarts.insert(step.from).inserted else {
                 throw fail(nil, "migration \(step.from)->\(step.to) must be one unique version step within 1...\(schema.version)")
             }
+            for field in step.within.keys.sorted() {
+                guard case .object = collection.fields[field]?.type else {
+                    throw fail(field, "migration \(step.from)->\(step.to) rewrites members of a field that is not an object")
+                }
+            }
         }
     }
 

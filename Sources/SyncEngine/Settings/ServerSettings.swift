@@ -35,6 +35,7 @@ public struct ServerSettings: Codable, Sendable, Equatable {
     public var retentionJobMinutes = 60
     public var uploadSessionsJobMinutes = 60
     public var liveFeedOutboxJobMinutes = 10
+    public var recordMigrationJobMinutes = 60
 
     public init() {}
 
@@ -69,5 +70,6 @@ public struct ServerSettings: Codable, Sendable, Equatable {
         retentionJobMinutes = try value(.retentionJobMinutes, defaults.retentionJobMinutes)
         uploadSessionsJobMinutes = try value(.uploadSessionsJobMinutes, defaults.uploadSessionsJobMinutes)
         liveFeedOutboxJobMinutes = try value(.liveFeedOutboxJobMinutes, defaults.liveFeedOutboxJobMinutes)
+        recordMigrationJobMinutes = try value(.recordMigrationJobMinutes, defaults.recordMigrationJobMinutes)
     }
 }

@@ -40,6 +40,14 @@ public protocol SyncTransaction {
     /// sorted: `SELECT … WHERE (collection, record_id) IN (…) ORDER BY collection, record_id FOR UPDATE`.
     func lockRecords(_ keys: [RecordKey]) throws -> [StoredRecord]
 
+    /// Up to `limit` keys, in any order, of live (not deleted) records of `collections` whose
+    /// schema version is below `version`. Takes no lock: the caller locks them with
+    /// ``lockRecords(_:)`` and decides on what it reads then.
+    func records(belowSchemaVersion version: Int, in collections: [String], limit: Int) throws -> [RecordKey]
+
+    /// How many live records of `collections` have a schema version below `version`.
+    func countRecords(belowSchemaVersion version: Int, in collections: [String]) throws -> Int
+
     /// The finalized attachments named by `ids`, each with the record it was registered for
     /// (`dependsOn` is satisfied only by an attachment of the op's own record).
     func finalizedAttachments(among ids: [String]) throws -> Set<AttachmentRef>

@@ -118,6 +118,10 @@ enum SettingsCatalogue {
                         key: "liveFeedOutboxJobMinutes", label: "Live feed outbox is pruned every",
                         help: "Live events older than a day (the feed replays the last 5 minutes).",
                         kind: .number(\.liveFeedOutboxJobMinutes, range: ServerSettings.Limits.jobMinutes, unit: "minutes")),
+                    SettingField(
+                        key: "recordMigrationJobMinutes", label: "Stored records are upgraded every",
+                        help: "Records of an older schema version, with the collections' declared migrations.",
+                        kind: .number(\.recordMigrationJobMinutes, range: ServerSettings.Limits.jobMinutes, unit: "minutes")),
                 ]),
         ]
     }

@@ -1,0 +1,11 @@
+-- Each record's schema_version (since 0002) says which schema its payload was written under.
+-- When the server's schema version rises, the record-migration job upgrades the live records
+-- below it, a batch per transaction; a push upgrades a record it writes first. The version
+-- is stored with each upgraded record in the same commit, so a run stopped half-way resumes
+-- with exactly the records still below the current version.
+--
+-- The job finds them through this index. Upgraded rows leave the range it scans, so each
+-- batch reads only records still to do, and deletions (never upgraded: devices see no
+-- payload of theirs) are not in it. Nearly every key is the current version, which B-tree
+-- deduplication stores compactly.
+CREATE INDEX records_schema_version ON records (schema_version) WHERE deleted_seq IS NULL;
