@@ -42,7 +42,7 @@
         })
         .then(function (run) {
           if (run.outcome !== "running") { window.location.reload(); return; }
-          if (run.total === null) {
+          if (run.total == null) {
             bar.removeAttribute("value");
           } else {
             bar.max = run.total;

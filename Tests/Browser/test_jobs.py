@@ -77,18 +77,25 @@ class Jobs(BrowserTestCase):
         self.assert_no_script_errors()
 
     def test_progress_moves_live_and_an_interrupted_run_is_flagged_until_marked_as_seen(self):
-        self.plant_orphan_blobs(4_000)
+        self.plant_orphan_blobs(5_000)
         worker = self.worker("sweeps")
         self.addCleanup(lambda: worker.poll() is None and worker.kill())
         self.driver.get(self.base + "/admin/jobs")
         self.reload_until(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#job-sweeps [data-job-run]"))
+        # Held still while the page loads, so the page shows where the run is and the run goes
+        # on only once the page follows it.
+        worker.send_signal(signal.SIGSTOP)
+        self.driver.refresh()
         page = self.driver.find_element(By.TAG_NAME, "html")
         first = self.text("#job-sweeps [data-progress-text]")
+        started = time.monotonic()
+        worker.send_signal(signal.SIGCONT)
         # The same page, not reloaded: the script moved the bar.
         self.wait(lambda d: d.find_element(By.CSS_SELECTOR, "#job-sweeps [data-progress-text]").text != first, seconds=60)
+        worker.send_signal(signal.SIGKILL)
+        print(f"\nsweeps progress: {first} -> {self.text('#job-sweeps [data-progress-text]')} live in {time.monotonic() - started:.1f} s")
         self.assertFalse(expected_conditions.staleness_of(page)(self.driver), "the page was reloaded")
         self.shoot("jobs-progress")
-        worker.send_signal(signal.SIGKILL)
         worker.wait()
 
         self.driver.get(self.base + "/admin")
