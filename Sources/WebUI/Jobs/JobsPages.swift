@@ -45,7 +45,7 @@ struct JobsPages {
     private func notice(_ query: [String: String]) -> Notice? {
         guard let job = query["job"] else { return nil }
         return switch query["notice"] {
-        case "queued": Notice(kind: .success, text: "\(job) starts now. Its run appears below; reload to follow its progress.")
+        case "queued": Notice(kind: .success, text: "\(job) starts now. Reload to see its run; once listed, its progress moves on its own.")
         case "no-worker":
             Notice(kind: .error, text: "This server runs without the background worker. Run `fieldsync worker --once --job \(job)` instead.")
         default: nil
