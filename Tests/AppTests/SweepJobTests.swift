@@ -1,7 +1,10 @@
 import App
 import AppTesting
 import Foundation
+import Dispatch
 import Postgres
+import PostgresTesting
+import Storage
 import SyncEngine
 import SyncProtocol
 import Testing
@@ -70,5 +73,53 @@ struct SweepJobTests {
             return
         }
         #expect(try runner.runs.recent(job: "sweeps", limit: 1).first?.total == 0, "nothing left to sweep")
+    }
+
+    @Test("An old orphan blob whose bytes a finalize is storing right now is kept: the sweep waits for its lock, then sees its row")
+    func finalizeMeanwhile() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-sweeps-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try await TestServer.start {
+            $0.dataDirectory = data
+            $0.runsWorker = false
+        }
+        defer { server.stop() }
+        let digest = String(repeating: "ef", count: 32)
+        let file = data.appendingPathComponent("blobs/ef/ef/\(digest)")
+        try LeftoverSweepTests.write(file)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -2 * 86_400)], ofItemAtPath: file.path)
+
+        // A finalize that found these bytes already stored, between taking the blob's lock and committing its row.
+        let store = PostgresAttachmentStore(database: server.core.database)
+        let (locked, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let finalize = Task {
+            try await onDedicatedThread {
+                try store.transaction { tx in
+                    try tx.lockBlob(digest)
+                    try tx.recordBlob(digest, size: 9, contentType: "image/jpeg")
+                    locked.signal()
+                    release.wait()
+                }
+            }
+        }
+        defer { release.signal() }
+        locked.wait()
+        let runner = Application.jobRunner(server.core)
+        let job = try WorkerJobTests.job("sweeps", of: server)
+        let sweep = Task { try await onDedicatedThread { try runner.run(job) } }
+        let waiting = try await eventually(within: .seconds(30)) { () -> Bool? in
+            try server.core.database.withConnection { connection in
+                try connection.query("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")[0].decode(0, as: Int64.self)
+            } == 1 ? true : nil
+        }
+        #expect(waiting == true, "the sweep waits for the finalize's lock")
+        release.signal()
+        try await finalize.value
+        guard case .ran(_, .succeeded) = try await sweep.value else {
+            Issue.record("the sweeps run did not succeed")
+            return
+        }
+        #expect(try runner.runs.recent(job: "sweeps", limit: 1).first?.counts["unreferencedBlobs"] == 0)
+        #expect(FileManager.default.fileExists(atPath: file.path))
     }
 }
