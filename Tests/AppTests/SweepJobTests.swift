@@ -1,7 +1,7 @@
 import App
 import AppTesting
-import Foundation
 import Dispatch
+import Foundation
 import Postgres
 import PostgresTesting
 import Storage
