@@ -29,6 +29,33 @@
     });
   }
 
+  // The jobs page: a running job's progress bar follows the run without a reload, from its
+  // JSON; once the run has ended the page reloads to show its outcome, duration and counts.
+  document.querySelectorAll("[data-job-run]").forEach(function (row) {
+    var bar = row.querySelector("progress");
+    var text = row.querySelector("[data-progress-text]");
+    var poll = function () {
+      fetch(row.getAttribute("data-job-run"), { headers: { Accept: "application/json" }, credentials: "same-origin" })
+        .then(function (response) {
+          if (!response.ok) throw new Error("status " + response.status);
+          return response.json();
+        })
+        .then(function (run) {
+          if (run.outcome !== "running") { window.location.reload(); return; }
+          if (run.total == null) {
+            bar.removeAttribute("value");
+          } else {
+            bar.max = run.total;
+            bar.value = run.done;
+          }
+          text.textContent = run.text;
+          window.setTimeout(poll, 1000);
+        })
+        .catch(function () { window.setTimeout(poll, 5000); });
+    };
+    window.setTimeout(poll, 1000);
+  });
+
   // The dashboard's live operations panel: newest event first, the last 50 kept.
   // EventSource reconnects by itself and resumes with Last-Event-ID; `reset` means the
   // server no longer holds what was missed, so the page reloads for fresh figures.

@@ -60,6 +60,8 @@ final class InMemoryAttachmentTransaction: AttachmentTransaction {
 
     func lockRecord(collection: String, recordId: String) throws {}
 
+    func lockBlob(_ sha256: String) throws {}
+
     func session(deviceId: String, attId: String, lock: SessionLock?) throws -> UploadSession? {
         state.rows.values.first { $0.session.deviceId == deviceId && $0.session.attId == attId }.map { observed($0.session) }
     }

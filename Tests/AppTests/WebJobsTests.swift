@@ -35,7 +35,7 @@ struct WebJobsTests {
         let page = try admin.get("/admin/jobs")
         #expect(page.status == 200)
         for text in [
-            "retention", "upload-sessions", "live-feed-outbox", "record-migration", "Every 60 minutes", "Every 10 minutes", "Schedule", "Succeeded",
+            "retention", "sweeps", "live-feed-outbox", "record-migration", "Every 60 minutes", "Every 10 minutes", "Schedule", "Succeeded",
             "Run now",
             #"action="/admin/jobs/retention/run""#,
         ] {

@@ -36,7 +36,7 @@ struct WorkerCommandTests {
 
         let all = try await FieldSyncCLI.run(["worker", "--once"], environment: environment)
         #expect(all.status == 0, "\(all)")
-        for job in ["retention", "upload-sessions", "live-feed-outbox", "record-migration"] {
+        for job in ["retention", "sweeps", "live-feed-outbox", "record-migration"] {
             #expect(all.standardOutput.contains("\(job): succeeded"), "\(all)")
         }
         let unknown = try await FieldSyncCLI.run(["worker", "--once", "--job", "nope"], environment: environment)

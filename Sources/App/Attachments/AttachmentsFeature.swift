@@ -6,7 +6,7 @@ public import SyncEngine
 public import Worker
 
 /// Resumable uploads and downloads of attachments (`/v1/attachments/…`), and the job that
-/// sweeps expired upload sessions.
+/// sweeps expired upload sessions and the files nothing uses any more.
 public struct AttachmentsFeature: Feature {
     public let service: AttachmentService
     let core: Core
@@ -26,13 +26,18 @@ public struct AttachmentsFeature: Feature {
         AttachmentsController(uploads: service).register(on: api)
     }
 
-    public var jobs: [any Job] { [UploadSessionJob(attachments: service)] }
+    public var jobs: [any Job] {
+        // While serving, a spool may belong to a request under way: only those a day old go.
+        let leftovers = LeftoverSweep(
+            database: core.database, files: files, temporaryDirectory: core.configuration.spoolDirectory, spoolGrace: 86_400)
+        return [SweepJob(attachments: service, leftovers: leftovers)]
+    }
 
     /// Removes the request spools, upload files and blob files a crash left behind (see
     /// `LeftoverSweep`), logging how many; a sweep that fails is logged and does not stop the start.
     public func sweepLeftovers(temporaryDirectory: URL, now: Date = Date()) {
         do {
-            let counts = try LeftoverSweep(database: core.database, files: files, temporaryDirectory: temporaryDirectory).run(now: now)
+            let counts = try LeftoverSweep(database: core.database, files: files, temporaryDirectory: temporaryDirectory).sweep(now: now)
             core.logger.notice(
                 "swept files left by an earlier run: \(counts)",
                 metadata: [

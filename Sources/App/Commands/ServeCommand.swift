@@ -62,7 +62,7 @@ struct ServeCommand: Command {
 /// `fieldsync worker`: runs the background jobs without serving HTTP.
 struct WorkerCommand: Command {
     let path = ["worker"]
-    let summary = "run background jobs only (retention, expired upload sessions, live feed outbox)"
+    let summary = "run background jobs only (retention, sweeps, live feed outbox)"
     let valueOptions: Set<String> = ["data-dir", "job"]
     let flagOptions: Set<String> = ["help", "once"]
     let usage = """
@@ -83,9 +83,12 @@ struct WorkerCommand: Command {
                              retention (at least 30 days), tombstones and scope exits older than
                              the tombstone retention, expired back-office sessions, and device
                              tokens that expired before the op-result retention
-          upload-sessions    deletes upload sessions inactive for longer than the upload-session
-                             window (at least 72 hours), with their chunks
+          sweeps             deletes upload sessions inactive for longer than the upload-session
+                             window (at least 72 hours) with their chunks, request spools
+                             unchanged for a day, and blob files no attachment uses (after a day)
           live-feed-outbox   deletes live events older than a day
+          record-migration   upgrades stored records of an older schema version with the
+                             schema's declared migration steps, in batches
 
         Options:
           --once             run the jobs once, now, then exit

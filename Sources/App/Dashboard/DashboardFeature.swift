@@ -10,6 +10,7 @@ public struct DashboardFeature: Feature {
     }
 
     public func pages(on backOffice: BackOfficePages) {
-        backOffice.addDashboard(counts: PostgresDashboardStore(database: core.database), settings: core.settings)
+        backOffice.addDashboard(
+            counts: PostgresDashboardStore(database: core.database), settings: core.settings, jobRuns: PostgresJobRunStore(database: core.database))
     }
 }

@@ -79,6 +79,15 @@ struct PostgresAttachmentTransaction: AttachmentTransaction {
             "SELECT pg_advisory_xact_lock(hashtextextended(\("fieldsync.attachments.record:" + collection + "/" + recordId), 0))")
     }
 
+    func lockBlob(_ sha256: String) throws {
+        try Self.lockBlob(sha256, on: connection)
+    }
+
+    /// The lock a finalize storing `sha256` and the sweep removing its file both take.
+    static func lockBlob(_ sha256: String, on connection: PostgresConnection) throws {
+        try connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\("fieldsync.blob:" + sha256), 0))")
+    }
+
     /// The session of `deviceId` named `attId`; with `lock`, its row stays locked until commit.
     func session(deviceId: String, attId: String, lock: SessionLock?) throws -> UploadSession? {
         try connection.query(

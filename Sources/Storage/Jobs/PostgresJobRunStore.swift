@@ -53,15 +53,40 @@ public struct PostgresJobRunStore: JobRunStore {
     }
 
     public func recent(job: String, limit: Int) throws -> [JobRun] {
+        try runs("\(unescaped: Self.select) WHERE r.job = \(job) ORDER BY r.started_at DESC, r.id DESC LIMIT \(Int64(max(limit, 0)))")
+    }
+
+    public func run(_ id: Int64) throws -> JobRun? {
+        try runs("\(unescaped: Self.select) WHERE r.id = \(id)").first
+    }
+
+    public func unacknowledgedFailures(limit: Int) throws -> [JobRun] {
+        try runs(
+            """
+            \(unescaped: Self.select) WHERE r.outcome IN ('failed', 'interrupted') AND r.acknowledged_at IS NULL
+            ORDER BY r.started_at DESC, r.id DESC LIMIT \(Int64(max(limit, 0)))
+            """)
+    }
+
+    public func acknowledgeFailures(by userId: String, runs: [Int64]?) throws -> Int {
         try database.connection { connection in
-            try connection.query(
+            try connection.execute(
                 """
-                SELECT r.id, r.job, r.requested_by, u.username, r.started_at, r.finished_at, r.outcome, r.counts, r.done, r.total, r.error
-                FROM job_runs r LEFT JOIN users u ON u.id = r.requested_by
-                WHERE r.job = \(job) ORDER BY r.started_at DESC, r.id DESC LIMIT \(Int64(max(limit, 0)))
-                """
-            ).map(Self.decode)
+                UPDATE job_runs SET acknowledged_by = \(userId), acknowledged_at = now()
+                WHERE outcome IN ('failed', 'interrupted') AND acknowledged_at IS NULL
+                  AND (\(runs)::bigint[] IS NULL OR id = ANY(\(runs)::bigint[]))
+                """)
         }
+    }
+
+    /// Runs with who asked by name, `job_runs r`: what each query above filters.
+    private static let select = """
+        SELECT r.id, r.job, r.requested_by, u.username, r.started_at, r.finished_at, r.outcome, r.counts, r.done, r.total, r.error
+        FROM job_runs r LEFT JOIN users u ON u.id = r.requested_by
+        """
+
+    private func runs(_ query: PostgresQuery) throws -> [JobRun] {
+        try database.connection { connection in try connection.query(query).map(Self.decode) }
     }
 
     private static func decode(_ row: PostgresRow) throws -> JobRun {

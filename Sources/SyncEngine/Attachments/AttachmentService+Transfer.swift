@@ -94,6 +94,7 @@ extension AttachmentService {
         let stored = try tx.chunks(of: session.id)
         let missing = Set(0..<declaration.chunkCount).subtracting(stored.map(\.index)).sorted()
         guard missing.isEmpty else { throw AttachmentError.chunksMissing(missing) }
+        try tx.lockBlob(declaration.sha256)
         let assembled = chunks.file(of: session.id)
         // A finalize whose commit failed after the move left no file, but the blob: not moved again.
         let movedBefore = try !FileManager.default.fileExists(atPath: assembled.path) && blobs.exists(declaration.sha256)

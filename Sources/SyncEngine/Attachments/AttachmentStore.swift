@@ -39,6 +39,11 @@ public protocol AttachmentTransaction {
     /// Always taken after `lockDevice`, so two registrations never wait on each other in a cycle.
     func lockRecord(collection: String, recordId: String) throws
 
+    /// Serializes storing the blob `sha256` with the sweep that removes blob files no row
+    /// names, until commit: a finalize that finds the file already there (and keeps it) never
+    /// sees it removed before its row commits.
+    func lockBlob(_ sha256: String) throws
+
     /// The session of `deviceId` named `attId`; with `lock`, its row stays locked until commit.
     func session(deviceId: String, attId: String, lock: SessionLock?) throws -> UploadSession?
 

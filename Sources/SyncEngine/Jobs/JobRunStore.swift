@@ -26,4 +26,16 @@ public protocol JobRunStore: Sendable {
 
     /// The job's latest runs, newest first, at most `limit`.
     func recent(job: String, limit: Int) throws -> [JobRun]
+
+    /// The run `id`, if there is one.
+    func run(_ id: Int64) throws -> JobRun?
+
+    /// Failed or interrupted runs no admin has acknowledged yet, newest first, at most `limit`.
+    func unacknowledgedFailures(limit: Int) throws -> [JobRun]
+
+    /// Records that `userId` has seen the failed or interrupted runs `runs` (nil: all of them),
+    /// those not acknowledged already.
+    /// - Returns: how many runs it acknowledged.
+    @discardableResult
+    func acknowledgeFailures(by userId: String, runs: [Int64]?) throws -> Int
 }

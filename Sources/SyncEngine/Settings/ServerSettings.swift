@@ -33,6 +33,7 @@ public struct ServerSettings: Codable, Sendable, Equatable {
     public var deviceRequestBurst = 60
     /// Minutes between scheduled runs of each background job (see `JobSchedule`).
     public var retentionJobMinutes = 60
+    /// The `sweeps` job's, under the name it had when it removed only expired uploads, so saved settings keep applying.
     public var uploadSessionsJobMinutes = 60
     public var liveFeedOutboxJobMinutes = 10
     public var recordMigrationJobMinutes = 60

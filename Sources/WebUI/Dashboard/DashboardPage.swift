@@ -4,10 +4,11 @@ import SyncProtocol
 import Templating
 
 /// `GET /admin`: what needs attention now, counted for the whole server or, for a
-/// supervisor, for their team.
+/// supervisor, for their team; for admins, job runs that failed since one of them last looked.
 struct DashboardPage {
     let dashboard: any DashboardStore
     let settings: any SettingsStore
+    let jobRuns: any JobRunStore
     let renderer: PageRenderer
     let configuration: WebConfiguration
 
@@ -32,7 +33,8 @@ struct DashboardPage {
         let scope = TeamScope(context.session)
         let current = try settings.current()
         var content: [String: TemplateValue] = [
-            "banners": .array(banners(current, for: user.role)), "gate": gate(current, for: user.role), "liveFeedPath": .string(Area.liveEvents.path),
+            "banners": .array(try failedRunsBanner(for: user.role) + banners(current, for: user.role)), "gate": gate(current, for: user.role),
+            "liveFeedPath": .string(Area.liveEvents.path),
             "scope": .string(scope.label),
         ]
         if scope.blocked {
@@ -92,6 +94,27 @@ struct DashboardPage {
         AccessPolicy.permits(role, .view, in: .settings) ? .string(Area.settings.path) : .null
     }
 
+    /// Failed or interrupted job runs no admin has looked at, for those who may open the jobs page.
+    private func failedRunsBanner(for role: Role) throws -> [TemplateValue] {
+        guard renderer.isAvailable(.jobs), AccessPolicy.permits(role, .manage, in: .jobs) else { return [] }
+        let failed = try jobRuns.unacknowledgedFailures(limit: JobsPages.seenLimit)
+        guard !failed.isEmpty else { return [] }
+        var jobs: [String] = []
+        for run in failed where !jobs.contains(run.job) { jobs.append(run.job) }
+        let count = failed.count == JobsPages.seenLimit ? "\(JobsPages.seenLimit) or more" : Formatting.count(failed.count)
+        return [
+            [
+                "title": .string(
+                    failed.count > 1
+                        ? "\(count) job runs failed or were interrupted."
+                        : "A job run \(failed[0].outcome == .failed ? "failed" : "was interrupted")."),
+                "text": .string("Jobs: \(jobs.joined(separator: ", ")). This stays here until an admin opens the jobs page."),
+                "path": .string(Area.jobs.path), "link": "Open jobs",
+                "acknowledge": ["action": .string(Area.jobs.path + "/seen"), "runs": .string(failed.map { String($0.id) }.joined(separator: ","))],
+            ]
+        ]
+    }
+
     /// Warnings about settings that change how devices sync right now.
     private func banners(_ current: ServerSettings, for role: Role) -> [TemplateValue] {
         let settingsPath = settingsPath(for: role)
@@ -100,14 +123,14 @@ struct DashboardPage {
             banners.append([
                 "title": "Maintenance mode is on.",
                 "text": "Devices are not syncing; their work stays queued on the devices until maintenance ends.",
-                "path": settingsPath,
+                "path": settingsPath, "link": "Review settings",
             ])
         }
         if let floor = current.hardMinimumAppVersion {
             banners.append([
                 "title": .string("Apps below \(floor) are refused."),
                 "text": "Devices running an older app cannot upload their queued work until they are updated.",
-                "path": settingsPath,
+                "path": settingsPath, "link": "Review settings",
             ])
         }
         return banners
@@ -121,7 +144,7 @@ extension Area {
 
 extension BackOfficePages {
     /// Adds the dashboard.
-    public func addDashboard(counts: any DashboardStore, settings: any SettingsStore) {
-        DashboardPage(dashboard: counts, settings: settings, renderer: renderer, configuration: configuration).register(on: self)
+    public func addDashboard(counts: any DashboardStore, settings: any SettingsStore, jobRuns: any JobRunStore) {
+        DashboardPage(dashboard: counts, settings: settings, jobRuns: jobRuns, renderer: renderer, configuration: configuration).register(on: self)
     }
 }

@@ -7,6 +7,7 @@ import Templating
 /// `GET /admin/jobs`: every background job with its schedule, its latest runs (outcome,
 /// duration, counts, progress while running) and its next run; `POST /admin/jobs/{name}/run`
 /// asks the worker for a run now, recorded in the run history as asked for by the admin.
+/// Opening the page acknowledges failed runs (the dashboard stops flagging them).
 struct JobsPages {
     let control: any JobControl
     let runs: any JobRunStore
@@ -19,9 +20,12 @@ struct JobsPages {
     func register(on routes: BackOfficePages) {
         routes.add(.GET, Area.jobs.path, area: .jobs, handler: show)
         routes.add(.POST, Area.jobs.path + "/{name}/run", area: .jobs, handler: runNow)
+        registerRuns(on: routes)
     }
 
+    /// Opening the page acknowledges every failed or interrupted run: the admin sees them here.
     @Sendable func show(_ context: WebContext) throws -> Response {
+        try runs.acknowledgeFailures(by: context.session.user.id, runs: nil)
         let now = configuration.now()
         let jobs = try control.jobs(in: try settings.current()).map { try job($0, now: now) }
         var page = Page("pages/jobs", title: "Jobs", area: .jobs, session: context.session, content: ["jobs": .array(jobs)])
@@ -41,7 +45,7 @@ struct JobsPages {
     private func notice(_ query: [String: String]) -> Notice? {
         guard let job = query["job"] else { return nil }
         return switch query["notice"] {
-        case "queued": Notice(kind: .success, text: "\(job) starts now. Its run appears below; reload to follow its progress.")
+        case "queued": Notice(kind: .success, text: "\(job) starts now. Reload to see its run; once listed, its progress moves on its own.")
         case "no-worker":
             Notice(kind: .error, text: "This server runs without the background worker. Run `fieldsync worker --once --job \(job)` instead.")
         default: nil
@@ -75,8 +79,8 @@ struct JobsPages {
         ]
         if run.outcome == .running {
             values["progress"] = [
-                "done": .int(run.done), "total": run.total.map { .int($0) } ?? .null,
-                "text": .string(run.total.map { "\(Formatting.count(run.done)) of \(Formatting.count($0))" } ?? Formatting.count(run.done)),
+                "done": .int(run.done), "total": run.total.map { .int($0) } ?? .null, "text": .string(Self.progressText(run)),
+                "path": .string(Area.jobs.path + "/runs/\(run.id)"),
             ]
         }
         return .dictionary(values)

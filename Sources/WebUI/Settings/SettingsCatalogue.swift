@@ -111,8 +111,8 @@ enum SettingsCatalogue {
                         help: "Deletes what the retention windows above no longer keep.",
                         kind: .number(\.retentionJobMinutes, range: ServerSettings.Limits.jobMinutes, unit: "minutes")),
                     SettingField(
-                        key: "uploadSessionsJobMinutes", label: "Expired uploads are removed every",
-                        help: "Unfinished uploads past their expiry, with their stored chunks.",
+                        key: "uploadSessionsJobMinutes", label: "Sweeps run every",
+                        help: "Unfinished uploads past their expiry with their chunks, abandoned request spools, and blob files no attachment uses.",
                         kind: .number(\.uploadSessionsJobMinutes, range: ServerSettings.Limits.jobMinutes, unit: "minutes")),
                     SettingField(
                         key: "liveFeedOutboxJobMinutes", label: "Live feed outbox is pruned every",
