@@ -12,7 +12,8 @@ public struct BenchmarkSeeder: Sendable {
         self.database = database
     }
 
-    /// Creates `users` field users over teams of 20 and `records` jobs spread evenly over them;
+    /// Creates `users` field users over teams of 20 and `records` jobs spread evenly over them,
+    /// each created by one op of its user's device (every field's metadata names both);
     /// returns the user ids.
     public func seed(users: Int, records: Int) throws -> [String] {
         try database.withTransaction { connection in
@@ -35,7 +36,10 @@ public struct BenchmarkSeeder: Sendable {
                 SELECT 'jobs', 'seed-' || n,
                        jsonb_build_object('title', 'Job ' || n, 'status', 'in_progress', 'labor_minutes', n % 480,
                                           'assigneeId', 'u-seed-' || (n % \(users)), 'teamId', 'seed-team-' || ((n % \(users)) / 20)),
-                       jsonb_build_object('title', jsonb_build_object('seq', base.v + n + 1)),
+                       (SELECT jsonb_object_agg(field, meta.value)
+                        FROM unnest(ARRAY['title', 'status', 'labor_minutes', 'assigneeId', 'teamId']) field,
+                             (SELECT jsonb_build_object('seq', base.v + n + 1, 'opId', 'seed-op-' || n,
+                                                        'deviceId', 'seed-device-' || (n % \(users))) AS value) meta),
                        base.v + n + 1, 'user:u-seed-' || (n % \(users)), 'team:seed-team-' || ((n % \(users)) / 20), 3
                 FROM base, generate_series(0, \(records) - 1) n
                 """)
