@@ -12,7 +12,8 @@ struct SyncPullEncodingTests {
     private static func seeded(_ server: TestServer) async throws -> SyncDevice {
         let ana = try await server.device()
         let ben = try await ana.sibling()
-        let created = try await ana.push((1...3).map { ana.create("jobs", "job-\($0)", ["title": .string("Boiler \($0)"), "status": "in_progress"]) })
+        let created = try await ana.push(
+            (1...3).map { ana.create("jobs", "job-\($0)", ["title": .string("Boiler \($0)"), "status": "in_progress"]) })
         #expect(created.allSatisfy { $0.status == .applied })
         let base = created[1].serverSeq
         #expect(try await ben.push1(ben.update("jobs", "job-2", ["status": "complete"], base: base)).status == .applied)
