@@ -31,12 +31,13 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // MARK: - Infrastructure
         module("Support", []),
         module("Cryptography", ["COpenSSL"]),
         module("Postgres", ["CLibPQ", "Support"]),
-        module("HTTP", ["CMicroHTTPD", "Support"]),
+        module("HTTP", ["CMicroHTTPD", "CZlib", "Support"]),
         module("Templating", []),
 
         // MARK: - Domain
@@ -59,7 +60,7 @@ let package = Package(
         module("Seeding", ["Postgres", "Storage"]),
         module(
             "FieldSyncTools",
-            ["App", "Seeding", "Storage", "SyncAPI", "SyncEngine", "SyncProtocol", "Cryptography", "Support", "FieldSyncClient"]),
+            ["App", "HTTP", "Seeding", "Storage", "SyncAPI", "SyncEngine", "SyncProtocol", "Cryptography", "Support", "FieldSyncClient"]),
         .executableTarget(name: "fieldsync-tools", dependencies: ["App", "FieldSyncTools"], swiftSettings: swiftSettings),
 
         // MARK: - Device SDK

@@ -42,9 +42,14 @@ extension SyncClient {
         public var maxConsecutiveFailures: Int
         /// How often the automatic loop pulls when nothing else happens.
         public var pollInterval: Duration
+        /// Whether pulls ask for the compact field metadata (`fieldMeta=compact`, PROTOCOL.md,
+        /// Pull): each op named once per page instead of once per field. The local state is
+        /// the same either way. (Compression needs no setting: `URLSessionTransport` asks for
+        /// gzip and inflates the answer itself.)
+        public var compactFieldMeta: Bool
 
         /// The defaults: URLSession, the system clock, 5 s to 5 min backoff, a ceiling of 10 failed
-        /// attempts, a pull every 15 minutes; `schemaVersion` 3 is the built-in schema's.
+        /// attempts, a pull every 15 minutes, compact field metadata; `schemaVersion` 3 is the built-in schema's.
         public init(serverURL: URL, databasePath: String, appVersion: String, schemaVersion: Int = 3) {
             self.serverURL = serverURL.absoluteString.hasSuffix("/") ? serverURL : serverURL.appendingPathComponent("")
             self.databasePath = databasePath
@@ -58,6 +63,7 @@ extension SyncClient {
             backoff = Backoff()
             maxConsecutiveFailures = 10
             pollInterval = .seconds(15 * 60)
+            compactFieldMeta = true
         }
 
         private static var currentPlatform: String {

@@ -55,7 +55,7 @@ public final class SyncClient: Sendable {
     var api: ServerAPI {
         ServerAPI(
             baseURL: configuration.serverURL, transport: configuration.transport, deviceId: deviceId, appVersion: configuration.appVersion,
-            clock: clock)
+            clock: clock, compactFieldMeta: configuration.compactFieldMeta)
     }
 
     /// Takes a new device id (after a sign-out that discarded unsent edits).

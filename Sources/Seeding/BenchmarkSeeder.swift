@@ -12,7 +12,8 @@ public struct BenchmarkSeeder: Sendable {
         self.database = database
     }
 
-    /// Creates `users` field users over teams of 20 and `records` jobs spread evenly over them;
+    /// Creates `users` field users over teams of 20 and `records` jobs spread evenly over them,
+    /// each created by one op of its user's device (every field's metadata names both);
     /// returns the user ids.
     /// - Parameter schemaVersion: The version the jobs are stored at: 3 (the built-in schema's),
     ///   or 2, as written before `laborMinutes` was renamed `labor_minutes` (for the record migration).
@@ -38,7 +39,10 @@ public struct BenchmarkSeeder: Sendable {
                 SELECT 'jobs', 'seed-' || n,
                        jsonb_build_object('title', 'Job ' || n, 'status', 'in_progress', \(labor)::text, n % 480,
                                           'assigneeId', 'u-seed-' || (n % \(users)), 'teamId', 'seed-team-' || ((n % \(users)) / 20)),
-                       jsonb_build_object('title', jsonb_build_object('seq', base.v + n + 1)),
+                       (SELECT jsonb_object_agg(field, meta.value)
+                        FROM unnest(ARRAY['title', 'status', \(labor)::text, 'assigneeId', 'teamId']) field,
+                             (SELECT jsonb_build_object('seq', base.v + n + 1, 'opId', 'seed-op-' || n,
+                                                        'deviceId', 'seed-device-' || (n % \(users))) AS value) meta),
                        base.v + n + 1, 'user:u-seed-' || (n % \(users)), 'team:seed-team-' || ((n % \(users)) / 20), \(schemaVersion)::int
                 FROM base, generate_series(0, \(records) - 1) n
                 """)

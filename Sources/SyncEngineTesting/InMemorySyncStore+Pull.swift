@@ -25,7 +25,7 @@ struct InMemoryPullSnapshot: PullSnapshot {
             }
             .sorted { $0.serverSeq < $1.serverSeq }
             .prefix(limit)
-            .map { PullRow(seq: $0.serverSeq, key: $0.key, json: try Self.json(Self.change(of: $0))) }
+            .map { try Self.row(of: $0) }
     }
 
     func exits(after position: Int64, keys: [ScopeKey], personal: [String], limit: Int) throws -> [PullRow] {
@@ -52,23 +52,24 @@ struct InMemoryPullSnapshot: PullSnapshot {
         personal.contains(key.collection) ? scopeKeys.filter { $0.kind == .user } : scopeKeys
     }
 
-    /// A record's change object (PROTOCOL.md, Pull): its state, or its tombstone.
-    static func change(of record: StoredRecord) -> Change {
+    /// A record's change (PROTOCOL.md, Pull): its state with its field metadata apart, or its tombstone.
+    static func row(of record: StoredRecord) throws -> PullRow {
         guard let deleted = record.tombstoneSeq else {
-            return Change(
+            let change = Change(
                 collection: record.collection, recordId: record.recordId, serverSeq: record.serverSeq, type: .upsert,
-                payload: record.payload, fieldMeta: record.fieldMeta, schemaVersion: record.schemaVersion,
-                conflict: record.conflictId.map { Change.ConflictRef(id: $0) })
+                payload: record.payload, schemaVersion: record.schemaVersion, conflict: record.conflictId.map { Change.ConflictRef(id: $0) })
+            return PullRow(seq: record.serverSeq, key: record.key, json: try json(change), fieldMeta: try json(record.fieldMeta))
         }
-        return Change(
+        let change = Change(
             collection: record.collection, recordId: record.recordId, serverSeq: record.serverSeq, type: .delete,
             tombstone: Change.Tombstone(deletedServerSeq: deleted))
+        return PullRow(seq: record.serverSeq, key: record.key, json: try json(change))
     }
 
-    /// The change as JSON text, the same text every time (as PostgreSQL's `jsonb` is).
-    static func json(_ change: Change) throws -> String {
+    /// The value as JSON text, the same text every time (as PostgreSQL's `jsonb` is).
+    static func json(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        return String(decoding: try encoder.encode(change), as: UTF8.self)
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

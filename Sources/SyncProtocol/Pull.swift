@@ -1,4 +1,8 @@
 /// `GET /v1/sync/pull` response.
+///
+/// Decodes both forms of field metadata (PROTOCOL.md, Pull): a page asked for with
+/// `fieldMeta=compact` names each op once in `fieldMetaOps`, and its fields point at it; the
+/// decoded changes are the same in either form.
 public struct PullResponse: Codable, Sendable, Hashable {
     public var changes: [Change]
     public var nextCursor: String
@@ -18,6 +22,44 @@ public struct PullResponse: Codable, Sendable, Hashable {
         self.minSupportedAppVersion = minSupportedAppVersion
         self.serverSchemaVersion = serverSchemaVersion
     }
+
+    private enum CompactKeys: String, CodingKey {
+        case fieldMetaOps
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let ops = try decoder.container(keyedBy: CompactKeys.self)
+        let table = try ops.decodeIfPresent([FieldMetaOp].self, forKey: .fieldMetaOps) ?? []
+        var changes = try container.decode([Change].self, forKey: .changes)
+        for index in changes.indices {
+            guard let fieldMeta = changes[index].fieldMeta else { continue }
+            changes[index].fieldMeta = try fieldMeta.mapValues { meta in
+                guard let op = meta.opIndex else { return meta }
+                guard table.indices.contains(op) else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .fieldMetaOps, in: ops, debugDescription: "a fieldMeta entry points at op \(op), past the table")
+                }
+                return FieldMeta(seq: meta.seq, opId: table[op].opId, deviceId: table[op].deviceId)
+            }
+        }
+        self.init(
+            changes: changes, nextCursor: try container.decode(String.self, forKey: .nextCursor),
+            hasMore: try container.decode(Bool.self, forKey: .hasMore), newServerSeq: try container.decode(Int64.self, forKey: .newServerSeq),
+            minSupportedAppVersion: try container.decode(String.self, forKey: .minSupportedAppVersion),
+            serverSchemaVersion: try container.decode(Int.self, forKey: .serverSchemaVersion))
+    }
+}
+
+/// One entry of a compact page's `fieldMetaOps`: the op and device that last set some fields.
+public struct FieldMetaOp: Codable, Sendable, Hashable {
+    public var opId: String?
+    public var deviceId: String?
+
+    public init(opId: String?, deviceId: String?) {
+        self.opId = opId
+        self.deviceId = deviceId
+    }
 }
 
 /// The kind of a pulled change.
@@ -30,16 +72,40 @@ public enum ChangeType: String, Codable, Sendable, Hashable {
     case remove
 }
 
-/// Which change last set a field: `fieldMeta[field] = {seq, opId, deviceId}`.
+/// Which change last set a field: `fieldMeta[field] = {seq, opId, deviceId}`, or in a compact
+/// page `[seq]` or `[seq, op]` with `op` an index into the page's `fieldMetaOps`.
 public struct FieldMeta: Codable, Sendable, Hashable {
     public var seq: Int64
     public var opId: String?
     public var deviceId: String?
+    /// A compact entry's index into `fieldMetaOps`, until `PullResponse` resolves it.
+    var opIndex: Int?
 
     public init(seq: Int64, opId: String? = nil, deviceId: String? = nil) {
         self.seq = seq
         self.opId = opId
         self.deviceId = deviceId
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case seq, opId, deviceId
+    }
+
+    public init(from decoder: any Decoder) throws {
+        guard var compact = try? decoder.unkeyedContainer() else {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                seq: try container.decode(Int64.self, forKey: .seq), opId: try container.decodeIfPresent(String.self, forKey: .opId),
+                deviceId: try container.decodeIfPresent(String.self, forKey: .deviceId))
+            return
+        }
+        self.init(seq: try compact.decode(Int64.self))
+        if !compact.isAtEnd {
+            let op = try compact.decode(Int.self)
+            guard op >= 0 else { throw DecodingError.dataCorruptedError(in: compact, debugDescription: "an op index is not negative") }
+            opIndex = op
+        }
+        guard compact.isAtEnd else { throw DecodingError.dataCorruptedError(in: compact, debugDescription: "a compact entry is [seq] or [seq, op]") }
     }
 }
 

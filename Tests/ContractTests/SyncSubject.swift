@@ -95,7 +95,14 @@ struct PullRun {
     var cursor: String?
 
     var changes: [Change] {
-        get throws { try pages.flatMap { try $0.changes.map { try JSONDecoder().decode(Change.self, from: Data($0.utf8)) } } }
+        get throws { try pages.flatMap { try $0.changes.map(Self.decode) } }
+    }
+
+    /// A pulled row as the device reads it: the object with its `fieldMeta` put back.
+    static func decode(_ row: PullRow) throws -> Change {
+        var change = try JSONDecoder().decode(Change.self, from: Data(row.json.utf8))
+        change.fieldMeta = try row.fieldMeta.map { try JSONDecoder().decode([String: FieldMeta].self, from: Data($0.utf8)) }
+        return change
     }
 
     /// The last change pulled for a record.

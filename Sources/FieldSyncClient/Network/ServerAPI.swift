@@ -10,6 +10,8 @@ struct ServerAPI: Sendable {
     let deviceId: String
     let appVersion: String
     let clock: ServerClock
+    /// Pulls ask for the compact field metadata.
+    var compactFieldMeta = false
 
     // MARK: - Accounts and settings
 
@@ -33,7 +35,7 @@ struct ServerAPI: Sendable {
     }
 
     func pull(cursor: String?, limit: Int, token: String) async throws(APIFailure) -> PullResponse {
-        var query = "limit=\(limit)"
+        var query = "limit=\(limit)" + (compactFieldMeta ? "&fieldMeta=compact" : "")
         if let cursor { query += "&cursor=" + (cursor.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? cursor) }
         return try await call("GET", "v1/sync/pull?" + query, token: token)
     }

@@ -11,16 +11,21 @@ struct BenchSyncCommand: Command {
     let path = ["bench", "sync"]
     let summary = "measure push ops/s, pull pages and replays over loopback"
     let valueOptions: Set<String> = ["devices", "batches", "records", "users", "pulls"]
+    let flagOptions: Set<String> = ["help", "pull-only"]
     let usage = """
-        Usage: fieldsync bench sync [--devices 8] [--batches 200] [--records 1000000] [--users 1000] [--pulls 200]
+        Usage: fieldsync bench sync [--devices 8] [--batches 200] [--records 1000000] [--users 1000] [--pulls 200] [--pull-only]
 
         Starts FieldSync on a throwaway embedded PostgreSQL (durable commits) and measures:
           1. push: --devices concurrent devices each push --batches batches of 50 ops
              (half creates, half updates of the previous batch's records): ops/s and
              per-batch time p50/p95/p99;
           2. replay of already-applied batches: per-batch time;
-          3. pull: --records jobs over --users users are loaded, then --pulls pages of 500
-             are pulled by sampled users: records/s and page time.
+          3. pull: --records jobs over --users users are loaded (every field's metadata naming
+             its op and device), then --pulls pages of 500 are pulled by sampled users, once
+             per encoding: plain, gzip, and compact field metadata with gzip. For each:
+             records/s, page time (first pages apart), and bytes per record on the wire
+             against the payload JSON's own bytes.
+        --pull-only skips 1 and 2.
         Times are measured at the client over loopback, so they include HTTP.
         """
 
@@ -35,13 +40,15 @@ struct BenchSyncCommand: Command {
         try bench.updateSettings()
         let client = BenchClient(base: "http://127.0.0.1:\(bench.application.port)")
         print("FieldSync sync benchmark (durable commits, loopback HTTP)")
-        let pushers = try (0..<devices).map { _ in
-            let credentials = try bench.token(role: .field)
-            return PushingDevice(token: credentials.token, deviceId: credentials.deviceId, client: client)
+        if !arguments.has("pull-only") {
+            let pushers = try (0..<devices).map { _ in
+                let credentials = try bench.token(role: .field)
+                return PushingDevice(token: credentials.token, deviceId: credentials.deviceId, client: client)
+            }
+            try benchmarkPush(pushers, batches: batches)
+            try benchmarkReplay(pushers[0], batches: min(batches, 100))
         }
-        try benchmarkPush(pushers, batches: batches)
-        try benchmarkReplay(pushers[0], batches: min(batches, 100))
-        try benchmarkPull(bench, client: client, records: records, users: users, pulls: pulls)
+        try benchmarkPull(bench, records: records, users: users, pulls: pulls)
         return 0
     }
 
@@ -72,41 +79,22 @@ struct BenchSyncCommand: Command {
         print("replay of applied batches: \(try device.replay(batches: batches).summary)")
     }
 
-    private func benchmarkPull(_ bench: BenchServer, client: BenchClient, records: Int, users: Int, pulls: Int) throws {
+    private func benchmarkPull(_ bench: BenchServer, records: Int, users: Int, pulls: Int) throws {
         let core = bench.application.core
         let seeder = BenchmarkSeeder(database: core.database)
         let loadTime = try measureMilliseconds {
-            let ids = try seeder.seed(users: users, records: records)
+            _ = try seeder.seed(users: users, records: records)
             try seeder.analyze()
-            _ = ids
         }
         print(String(format: "pull: loaded %d records over %d users in %.1f s", records, users, loadTime / 1000))
-        var latencies = Latencies()
-        var delivered = 0
-        var pulled = 0
-        var user = 0
-        var totalTime = 0.0
-        while pulled < pulls {
-            let token = try core.accounts.issueToken(
-                userId: "u-seed-\(user * 37 % users)", deviceId: "bench-pull-\(user)", platform: nil, appVersion: nil, lifetime: 3600
-            ).token
-            user += 1
-            var cursor: String?
-            repeat {
-                let path = "/v1/sync/pull?limit=500" + (cursor.map { "&cursor=\($0)" } ?? "")
-                var answer: (status: Int, body: Data) = (0, Data())
-                let time = try measureMilliseconds { answer = try client.send("GET", path, token: token) }
-                guard answer.status == 200 else { throw CommandError("pull answered \(answer.status)") }
-                let page = try JSONDecoder().decode(PullResponse.self, from: answer.body)
-                latencies.add(time)
-                totalTime += time
-                delivered += page.changes.count
-                pulled += 1
-                cursor = page.hasMore ? page.nextCursor : nil
-            } while cursor != nil && pulled < pulls
+        for mode in PullMode.allCases {
+            let puller = PullBench(port: bench.application.port, mode: mode, users: users) { user in
+                try core.accounts.issueToken(
+                    userId: "u-seed-\(user * 37 % users)", deviceId: "bench-pull-\(user)", platform: nil, appVersion: nil, lifetime: 3600
+                ).token
+            }
+            print(try puller.run(pages: pulls).summary)
         }
-        print(String(format: "pull: %d pages, %d records, %.0f records/s", pulled, delivered, Double(delivered) / (totalTime / 1000)))
-        print("pull page time: \(latencies.summary)")
     }
 }
 

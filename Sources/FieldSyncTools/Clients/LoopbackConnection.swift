@@ -8,6 +8,8 @@ struct LoopbackResponse {
     /// Header fields in order, names lowercased.
     let headers: [(name: String, value: String)]
     let body: Data
+    /// Bytes the body took on the wire: `body.count`, plus the framing of a chunked body.
+    let wireBytes: Int
 
     /// Every value of the header `name` (e.g. each `Set-Cookie`).
     func values(_ name: String) -> [String] {
@@ -39,9 +41,10 @@ final class LoopbackConnection: @unchecked Sendable {
         close(descriptor)
     }
 
-    /// Writes `request` (head and body) and reads one response whose body has a `Content-Length`.
+    /// Writes `request` (head and body) and reads one response, its body sized by `Content-Length`
+    /// or chunked (returned joined, never inflated).
     /// - Throws: `POSIXError` when a write fails; `CommandError` when the server closes the
-    ///   connection or the body is chunked.
+    ///   connection or a chunk size does not parse.
     func exchange(_ request: Data) throws -> LoopbackResponse {
         try Loopback.send(request, on: descriptor)
         let separator = Data("\r\n\r\n".utf8)
@@ -54,12 +57,41 @@ final class LoopbackConnection: @unchecked Sendable {
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return (line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
-        if headers.contains(where: { $0.name == "transfer-encoding" }) { throw CommandError("chunked answers are not supported") }
+        if headers.contains(where: { $0.name == "transfer-encoding" && $0.value.lowercased() == "chunked" }) {
+            let (body, wireBytes) = try readChunkedBody()
+            return LoopbackResponse(status: status, headers: headers, body: body, wireBytes: wireBytes)
+        }
         let length = headers.first { $0.name == "content-length" }.flatMap { Int($0.value) } ?? 0
         while buffer.count < length { try fill() }
         let body = Data(buffer.prefix(length))
         buffer.removeSubrange(..<length)
-        return LoopbackResponse(status: status, headers: headers, body: body)
+        return LoopbackResponse(status: status, headers: headers, body: body, wireBytes: length)
+    }
+
+    /// The chunks up to the last (empty) one, joined, and the bytes they took with their framing.
+    private func readChunkedBody() throws -> (Data, Int) {
+        var body = Data()
+        var wireBytes = 0
+        while true {
+            let line = try readLine()
+            guard let size = Int(line.split(separator: ";").first ?? "", radix: 16), size >= 0 else {
+                throw CommandError("bad chunk size '\(line.prefix(20))'")
+            }
+            while buffer.count < size + 2 { try fill() }
+            body.append(buffer.prefix(size))
+            buffer.removeSubrange(..<(size + 2))
+            wireBytes += line.utf8.count + 2 + size + 2
+            if size == 0 { return (body, wireBytes) }
+        }
+    }
+
+    private func readLine() throws -> String {
+        let end = Data("\r\n".utf8)
+        while buffer.range(of: end) == nil { try fill() }
+        let range = buffer.range(of: end)!
+        let line = String(decoding: buffer[..<range.lowerBound], as: UTF8.self)
+        buffer.removeSubrange(..<range.upperBound)
+        return line
     }
 
     private func fill() throws {

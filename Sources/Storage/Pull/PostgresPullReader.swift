@@ -43,19 +43,20 @@ struct PostgresPullSnapshot: PullSnapshot {
 
 /// The SQL of pulls.
 enum PullRows {
-    /// The change object of a record row, written by PostgreSQL (PROTOCOL.md, Pull).
+    /// The change object of a record row without its `fieldMeta` (PROTOCOL.md, Pull), written by
+    /// concatenating text: the stored `jsonb` is printed once and never parsed again, where
+    /// building the object with `json_build_object(…)::jsonb` re-read every payload.
     static let changeJSON = """
-        CASE WHEN deleted_seq IS NULL THEN
-            json_build_object('collection', collection, 'recordId', record_id, 'serverSeq', server_seq, 'type', 'upsert',
-                              'payload', payload, 'fieldMeta', field_meta, 'schemaVersion', schema_version)::jsonb
-            || CASE WHEN conflict_id IS NULL THEN '{}'::jsonb
-                    ELSE jsonb_build_object('conflict', jsonb_build_object('id', conflict_id, 'state', 'open')) END
-        ELSE
-            jsonb_build_object('collection', collection, 'recordId', record_id, 'serverSeq', server_seq, 'type', 'delete',
-                               'tombstone', jsonb_build_object('deletedServerSeq', deleted_seq))
-        END::text
+        '{"collection":' || to_json(collection)::text || ',"recordId":' || to_json(record_id)::text
+            || ',"serverSeq":' || server_seq
+            || CASE WHEN deleted_seq IS NULL THEN
+                   ',"type":"upsert","payload":' || payload::text || ',"schemaVersion":' || schema_version
+                   || CASE WHEN conflict_id IS NULL THEN '' ELSE ',"conflict":{"id":' || to_json(conflict_id)::text || ',"state":"open"}' END
+               ELSE ',"type":"delete","tombstone":{"deletedServerSeq":' || deleted_seq || '}'
+               END
+            || '}'
         """
-    static let columns = "server_seq, collection, record_id, \(changeJSON)"
+    static let columns = "server_seq, collection, record_id, \(changeJSON), CASE WHEN deleted_seq IS NULL THEN field_meta::text END"
 
     /// Records changed after `position` that the caller sees now, ascending; tombstones made
     /// before an initial sync began are skipped (the device never had them). Records of the
@@ -113,7 +114,8 @@ enum PullRows {
         return try connection.query(
             """
             SELECT e.seq, e.collection, e.record_id,
-                   json_build_object('collection', e.collection, 'recordId', e.record_id, 'serverSeq', e.seq, 'type', 'remove')::text
+                   '{"collection":' || to_json(e.collection)::text || ',"recordId":' || to_json(e.record_id)::text
+                       || ',"serverSeq":' || e.seq || ',"type":"remove"}', NULL::text
             FROM (SELECT collection, record_id, max(seq) AS seq FROM scope_exits
                   WHERE scope_key = ANY(\(keyTexts)::text[]) AND seq > \(position)
                     AND NOT (scope_key LIKE 'team:%' AND collection = ANY(\(personal)::text[]))
@@ -127,6 +129,8 @@ enum PullRows {
     }
 
     private static func decode(_ row: PostgresRow) throws -> PullRow {
-        PullRow(seq: try row.decode(0), key: RecordKey(collection: try row.decode(1), recordId: try row.decode(2)), json: try row.decode(3))
+        PullRow(
+            seq: try row.decode(0), key: RecordKey(collection: try row.decode(1), recordId: try row.decode(2)), json: try row.decode(3),
+            fieldMeta: try row.decode(4))
     }
 }

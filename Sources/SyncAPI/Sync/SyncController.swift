@@ -44,13 +44,16 @@ public struct SyncController: Sendable {
     @Sendable func pull(_ device: DeviceContext) throws -> Response {
         let settings = device.settings
         let limit = try Self.limit(device.request.query["limit"])
+        let form = try FieldMetaForm.parse(device.request.query["fieldMeta"])
         let principal = try device.principal()
         let page = try pulls.page(for: principal, cursor: device.request.query["cursor"], limit: limit, maximum: settings.maxPullLimit)
         try visits.record(SyncVisit(principal: principal, appVersion: device.appVersion), kind: .pull)
-        let body = PullResponseWriter.write(
-            changes: page.changes, nextCursor: page.nextCursor, hasMore: page.hasMore, newServerSeq: page.newServerSeq,
-            minSupportedAppVersion: settings.minSupportedAppVersion, serverSchemaVersion: schema.version)
-        return Response(status: 200, headers: ["Content-Type": "application/json; charset=utf-8"], body: .bytes(body))
+        let writer = PullResponseWriter(
+            page: page, form: form, minSupportedAppVersion: settings.minSupportedAppVersion, serverSchemaVersion: schema.version)
+        var headers: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8", "Vary": "Accept-Encoding"]
+        guard AcceptEncoding(device.request.headers).allowsGzip else { return Response(headers: headers, body: .bytes(writer.body())) }
+        headers["Content-Encoding"] = "gzip"
+        return Response(headers: headers, body: .stream(ProducedStream.gzip { write in try writer.write(to: write) }))
     }
 
     /// The engine's tunables with the operator's push limits: `maxOpsPerPush` and the

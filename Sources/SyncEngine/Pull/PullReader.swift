@@ -24,15 +24,25 @@ public protocol PullSnapshot {
 }
 
 /// A pull candidate: a record's latest change, or its exit from one of the caller's scopes,
-/// already written as its JSON change object (PROTOCOL.md, Pull).
-public struct PullRow: Sendable {
+/// already written as JSON text (PROTOCOL.md, Pull).
+///
+/// An upsert's field metadata comes apart from the rest of its change object, as the record
+/// stores it, so a page can carry it in either wire form without reading the object again.
+public struct PullRow: Sendable, Equatable {
     public var seq: Int64
     public var key: RecordKey
+    /// The change object without its `fieldMeta` member.
     public var json: String
+    /// An upsert's `fieldMeta` object (`{"field": {"seq": …, "opId": …, "deviceId": …}}`); nil otherwise.
+    public var fieldMeta: String?
 
-    public init(seq: Int64, key: RecordKey, json: String) {
+    public init(seq: Int64, key: RecordKey, json: String, fieldMeta: String? = nil) {
         self.seq = seq
         self.key = key
         self.json = json
+        self.fieldMeta = fieldMeta
     }
+
+    /// The bytes this change adds to a page in the default form.
+    var byteCount: Int { json.utf8.count + (fieldMeta.map { $0.utf8.count + 13 } ?? 0) }
 }

@@ -65,7 +65,7 @@ public struct PullService: Sendable {
         // An initial sync that read everything continues from where it began.
         if !hasMore, let start { next = max(next, start) }
         return PullWindow(
-            changes: latest.values.sorted { $0.seq < $1.seq }.map(\.json), position: next,
+            changes: latest.values.sorted { $0.seq < $1.seq }, position: next,
             initialSyncStart: start.flatMap { next < $0 ? $0 : nil }, hasMore: hasMore, newServerSeq: newServerSeq)
     }
 }
@@ -77,7 +77,7 @@ extension PullService {
         var bytes = 0
         var count = 0
         for row in rows.prefix(limit) {
-            bytes += row.json.utf8.count
+            bytes += row.byteCount
             if count > 0 && bytes > maxBytes { break }
             count += 1
         }
@@ -87,7 +87,7 @@ extension PullService {
 
 /// What one pull read: its changes, and where the next page starts.
 struct PullWindow {
-    var changes: [String]
+    var changes: [PullRow]
     var position: Int64
     /// Kept in the next cursor while the initial sync has not passed its start.
     var initialSyncStart: Int64?
@@ -97,8 +97,8 @@ struct PullWindow {
 
 /// One page of a pull.
 public struct PullPage: Sendable {
-    /// Each change as its JSON object text, ascending `serverSeq`.
-    public var changes: [String]
+    /// Each change as JSON text, ascending `serverSeq`.
+    public var changes: [PullRow]
     /// The signed cursor of the next page.
     public var nextCursor: String
     public var hasMore: Bool
