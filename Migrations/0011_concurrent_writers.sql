@@ -18,6 +18,22 @@ CREATE FUNCTION change_horizon() RETURNS xid8 LANGUAGE sql STABLE AS $$
         (SELECT pg_snapshot_xmax(s) FROM snapshot))
 $$;
 
+-- Waits (up to `timeout`) until every transaction that `change_horizon()` would count and that
+-- was running when called has ended, so that a read started next sees every change committed
+-- before the call: a device that pushed, then pulls, gets its own change even while other
+-- writers are mid-transaction. Pushes last milliseconds; a longer writer is waited for only
+-- until the timeout, and the read then serves what lies below it.
+CREATE FUNCTION await_change_horizon(timeout interval) RETURNS void LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    target   xid8 := pg_snapshot_xmax(pg_current_snapshot());
+    deadline timestamptz := clock_timestamp() + timeout;
+BEGIN
+    WHILE change_horizon() < target AND clock_timestamp() < deadline LOOP
+        PERFORM pg_sleep(0.0005);
+    END LOOP;
+END
+$$;
+
 -- serverSeq numbers come from a sequence. A record is locked while a change to it is decided,
 -- so its numbers still grow change after change.
 CREATE SEQUENCE server_seq AS bigint;

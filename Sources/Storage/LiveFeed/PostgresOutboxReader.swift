@@ -6,11 +6,11 @@ import SyncProtocol
 
 /// Reads the event outbox for the live feeds, and watches its `NOTIFY` channel.
 ///
-/// Only ids below ``settled`` are read: those of transactions older than any still running, so
-/// no lower id can commit after a feed has passed it (docs/decisions/0004).
+/// Only settled ids are read: those of transactions older than any still running, so no lower
+/// id can commit after a feed has passed it (docs/decisions/0004). Reads first wait briefly for
+/// the writers running when they start, so a feed woken by a commit gets that commit's events.
 public struct PostgresOutboxReader: OutboxReader {
-    /// The first id a transaction still running (or yet to start) could write, in SQL.
-    static let settled = "(change_horizon()::text::bigint << 20)"
+    static let settled = ChangeHorizon.firstUnsettledEventId
 
     let database: PostgresClient
     let logger: Logger
@@ -22,14 +22,16 @@ public struct PostgresOutboxReader: OutboxReader {
 
     public func latestId() throws -> Int64 {
         try database.connection { connection in
-            try connection.query("SELECT coalesce(max(id), 0) FROM events WHERE id < \(unescaped: Self.settled)")[0]
+            _ = try connection.query(ChangeHorizon.await)
+            return try connection.query("SELECT coalesce(max(id), 0) FROM events WHERE id < \(unescaped: Self.settled)")[0]
                 .decode(0, as: Int64.self)
         }
     }
 
     public func entries(after: Int64, through: Int64 = .max, limit: Int) throws -> [OutboxEntry] {
         try database.connection { connection in
-            try connection.query(
+            _ = try connection.query(ChangeHorizon.await)
+            return try connection.query(
                 """
                 SELECT id, type, data::text, audience, data->>'collection' FROM events
                 WHERE id > \(after) AND id <= \(through) AND id < \(unescaped: Self.settled) ORDER BY id LIMIT \(limit)

@@ -14,11 +14,16 @@ public struct PostgresPullReader: PullReader {
     }
 
     public func snapshot<T>(_ body: (any PullSnapshot) throws -> T) throws -> T {
-        try database.transaction { connection in
-            // One snapshot for the horizon, the records and the exits. Queued, so it travels with
-            // `BEGIN` and the first read instead of costing a round trip of its own.
-            try connection.enqueue(["SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"])
-            return try body(PostgresPullSnapshot(connection: connection))
+        try database.connection { connection in
+            // Writers mid-transaction when the pull arrives hold the horizon below what committed
+            // before it: wait for them briefly, so a device sees its own last push.
+            _ = try connection.query(ChangeHorizon.await)
+            return try connection.transaction { connection in
+                // One snapshot for the horizon, the records and the exits. Queued, so it travels
+                // with `BEGIN` and the first read instead of costing a round trip of its own.
+                try connection.enqueue(["SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"])
+                return try body(PostgresPullSnapshot(connection: connection))
+            }
         }
     }
 }
@@ -33,7 +38,7 @@ struct PostgresPullSnapshot: PullSnapshot {
 
     func horizon() throws -> Int64 {
         // Every transaction of this database below it has ended (docs/decisions/0004).
-        try connection.query("SELECT change_horizon()")[0].decode(0, as: Int64.self)
+        try connection.query(ChangeHorizon.current)[0].decode(0, as: Int64.self)
     }
 
     func records(

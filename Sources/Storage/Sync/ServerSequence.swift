@@ -13,3 +13,16 @@ package enum ServerSequence {
     /// The highest number issued so far, committed or not (0 before the first).
     package static let latest: PostgresQuery = "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM server_seq"
 }
+
+/// The horizon below which every change has committed and none can be written any more
+/// (docs/decisions/0004; the SQL functions of migration 0011).
+package enum ChangeHorizon {
+    /// The horizon of the statement's snapshot (of the transaction's, in repeatable read).
+    static let current: PostgresQuery = "SELECT change_horizon()"
+
+    /// Waits, up to 100 ms, for the writers running now to end; run it before taking a snapshot.
+    static let await: PostgresQuery = "SELECT await_change_horizon(interval '100 milliseconds')"
+
+    /// The first outbox id a writer running now (or later) could write, as SQL.
+    static let firstUnsettledEventId = "(change_horizon()::text::bigint << 20)"
+}
