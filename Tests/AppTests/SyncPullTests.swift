@@ -168,8 +168,10 @@ struct SyncPullTests {
         let ana = try await server.device()
         try await ana.push1(ana.create("jobs", "job-1", ["title": "t"]))
         let codec = server.application.feature(SyncFeature.self)!.cursors
-        let old = codec.encode(PullCursor(position: PullPosition(xid: 0, seq: 0), initialSyncStart: nil, issuedAt: Date().addingTimeInterval(-31 * 86_400)))
-        let recent = codec.encode(PullCursor(position: PullPosition(xid: 0, seq: 0), initialSyncStart: nil, issuedAt: Date().addingTimeInterval(-29 * 86_400)))
+        let old = codec.encode(
+            PullCursor(position: PullPosition(xid: 0, seq: 0), initialSyncStart: nil, issuedAt: Date().addingTimeInterval(-31 * 86_400)))
+        let recent = codec.encode(
+            PullCursor(position: PullPosition(xid: 0, seq: 0), initialSyncStart: nil, issuedAt: Date().addingTimeInterval(-29 * 86_400)))
 
         let expired = try await ana.pullResponse(cursor: old)
         let working = try await ana.pull(cursor: recent)

@@ -32,7 +32,8 @@ struct PullCursorTests {
         let issued = Date(timeIntervalSinceNow: -31 * 86_400)
         let text = codec.encode(PullCursor(position: PullPosition(xid: 0, seq: 5), initialSyncStart: nil, issuedAt: issued))
         #expect(throws: PullCursorCodec.Failure.expired) { try codec.decode(text) }
-        let fresh = codec.encode(PullCursor(position: PullPosition(xid: 0, seq: 5), initialSyncStart: nil, issuedAt: Date(timeIntervalSinceNow: -29 * 86_400)))
+        let fresh = codec.encode(
+            PullCursor(position: PullPosition(xid: 0, seq: 5), initialSyncStart: nil, issuedAt: Date(timeIntervalSinceNow: -29 * 86_400)))
         #expect(try codec.decode(fresh).position == PullPosition(xid: 0, seq: 5))
     }
 
