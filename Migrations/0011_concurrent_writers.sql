@@ -3,15 +3,15 @@
 
 -- The horizon of the reading snapshot: the oldest transaction still running in it, or the next
 -- one when none is. Every change of a lower transaction is in the snapshot; every change not in
--- it has a transaction at or above the horizon. Transactions of the cluster's other databases
--- cannot write here, so those seen running elsewhere are left out (an xid is never reused; one
--- not found, such as a prepared transaction's, is kept): another database's long transaction
--- does not hold this one's pulls back.
+-- it has a transaction at or above the horizon. Transactions of the cluster's other databases,
+-- and of backends other than clients (autovacuum's ANALYZE takes an xid to write statistics),
+-- cannot write these tables, so those seen running are left out (an xid is never reused; one
+-- not found, such as a prepared transaction's, is kept): they do not hold pulls back.
 CREATE FUNCTION change_horizon() RETURNS xid8 LANGUAGE sql STABLE AS $$
     WITH snapshot AS (SELECT pg_current_snapshot() AS s),
     elsewhere AS (
         SELECT backend_xid::text::bigint AS xid FROM pg_stat_activity
-        WHERE backend_xid IS NOT NULL AND datname <> current_database())
+        WHERE backend_xid IS NOT NULL AND (datname <> current_database() OR backend_type <> 'client backend'))
     SELECT coalesce(
         (SELECT x FROM snapshot, pg_snapshot_xip(s) AS x
          WHERE x::text::bigint % 4294967296 NOT IN (SELECT xid FROM elsewhere) ORDER BY x LIMIT 1),
@@ -31,6 +31,26 @@ BEGIN
     WHILE change_horizon() < target AND clock_timestamp() < deadline LOOP
         PERFORM pg_sleep(0.0005);
     END LOOP;
+END
+$$;
+
+-- The highest serverSeq below which every number is settled (committed or rolled back), for
+-- reads that resume from a bare serverSeq (`GET /v1/assignments?since=`): numbers issued before
+-- the call, once every transaction then running has ended (each writer has its transaction id
+-- before it draws a number). NULL when they did not end within `timeout`.
+CREATE FUNCTION settled_server_seq(timeout interval) RETURNS bigint LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    issued   bigint := (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM server_seq);
+    target   xid8 := pg_snapshot_xmax(pg_current_snapshot());
+    deadline timestamptz := clock_timestamp() + timeout;
+BEGIN
+    WHILE change_horizon() < target LOOP
+        IF clock_timestamp() >= deadline THEN
+            RETURN NULL;
+        END IF;
+        PERFORM pg_sleep(0.0005);
+    END LOOP;
+    RETURN issued;
 END
 $$;
 

@@ -84,7 +84,7 @@ final class PostgresSyncTransaction: SyncTransaction {
     }
 
     func reserveSequence(count: Int) throws -> [Int64] {
-        try connection.query(ServerSequence.reserve(count))[0].decode(0, as: [Int64].self)
+        try connection.pipeline(ServerSequence.reserve(count))[1][0].decode(0, as: [Int64].self)
     }
 
     func latestSequence() throws -> Int64 {

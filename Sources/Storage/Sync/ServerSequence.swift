@@ -5,9 +5,10 @@ package import Postgres
 /// No lock: a change's number is drawn while its record is locked, which is all that keeps a
 /// record's numbers growing; pulls order changes by their transaction, not by these numbers.
 package enum ServerSequence {
-    /// `count` new numbers, ascending, as an array.
-    static func reserve(_ count: Int) -> PostgresQuery {
-        "SELECT array_agg(nextval('server_seq') ORDER BY n) FROM generate_series(1, \(count)) n"
+    /// `count` new numbers, ascending, as an array (the second statement's answer). The first
+    /// statement gives the transaction its id before it draws: `settled_server_seq()` relies on it.
+    static func reserve(_ count: Int) -> [PostgresQuery] {
+        ["SELECT pg_current_xact_id()", "SELECT array_agg(nextval('server_seq') ORDER BY n) FROM generate_series(1, \(count)) n"]
     }
 
     /// The highest number issued so far, committed or not (0 before the first).
@@ -22,6 +23,10 @@ package enum ChangeHorizon {
 
     /// Waits, up to 100 ms, for the writers running now to end; run it before taking a snapshot.
     static let await: PostgresQuery = "SELECT await_change_horizon(interval '100 milliseconds')"
+
+    /// The highest serverSeq under which every number has settled, after waiting up to 100 ms
+    /// for the writers running now; NULL when they did not end in time.
+    static let settledServerSeq: PostgresQuery = "SELECT settled_server_seq(interval '100 milliseconds')"
 
     /// The first outbox id a writer running now (or later) could write, as SQL.
     static let firstUnsettledEventId = "(change_horizon()::text::bigint << 20)"
