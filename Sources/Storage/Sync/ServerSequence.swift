@@ -21,12 +21,13 @@ package enum ChangeHorizon {
     /// The horizon of the statement's snapshot (of the transaction's, in repeatable read).
     static let current: PostgresQuery = "SELECT change_horizon()"
 
-    /// Waits, up to 100 ms, for the writers running now to end; run it before taking a snapshot.
-    static let await: PostgresQuery = "SELECT await_change_horizon(interval '100 milliseconds')"
+    /// Waits, up to 1 s, for the writers running now to end; run it before taking a snapshot. Pushes end
+    /// in milliseconds; the bound is for a longer writer (a worker pass, maintenance).
+    static let await: PostgresQuery = "SELECT await_change_horizon(interval '1 second')"
 
-    /// The highest serverSeq under which every number has settled, after waiting up to 100 ms
+    /// The highest serverSeq under which every number has settled, after waiting up to 1 s
     /// for the writers running now; NULL when they did not end in time.
-    static let settledServerSeq: PostgresQuery = "SELECT settled_server_seq(interval '100 milliseconds')"
+    static let settledServerSeq: PostgresQuery = "SELECT settled_server_seq(interval '1 second')"
 
     /// The first outbox id a writer running now (or later) could write, as SQL.
     static let firstUnsettledEventId = "(change_horizon()::text::bigint << 20)"
