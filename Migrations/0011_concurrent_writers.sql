@@ -9,9 +9,13 @@
 -- not found, such as a prepared transaction's, is kept): they do not hold pulls back.
 CREATE FUNCTION change_horizon() RETURNS xid8 LANGUAGE sql STABLE AS $$
     WITH snapshot AS (SELECT pg_current_snapshot() AS s),
+    -- pg_locks, not pg_stat_activity.backend_xid: that column is hidden from a role that does
+    -- not own the session, and each transaction holds the lock on its own xid.
     elsewhere AS (
-        SELECT backend_xid::text::bigint AS xid FROM pg_stat_activity
-        WHERE backend_xid IS NOT NULL AND (datname <> current_database() OR backend_type <> 'client backend'))
+        SELECT l.transactionid::text::bigint AS xid
+        FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'transactionid' AND l.mode = 'ExclusiveLock' AND l.granted
+          AND (a.datname <> current_database() OR a.backend_type <> 'client backend'))
     SELECT coalesce(
         (SELECT x FROM snapshot, pg_snapshot_xip(s) AS x
          WHERE x::text::bigint % 4294967296 NOT IN (SELECT xid FROM elsewhere) ORDER BY x LIMIT 1),
