@@ -1,16 +1,15 @@
 import Postgres
 
 extension BackOfficeSeeder {
-    /// The op log in one statement: every device's ops, numbered from the sequence counter
-    /// under its lock like any change, with the body, result and (while deferred) pending op
+    /// The op log in one statement: every device's ops, numbered from the server sequence like
+    /// any change, with the body, result and (while deferred) pending op
     /// shaped as the push path writes them.
     func seedJournal(_ volume: BackOfficeVolume, on connection: PostgresConnection) throws {
         try connection.execute(
             """
             WITH p AS (SELECT \(volume.devices)::int AS devices, \(volume.opsPerDevice)::int AS per_device,
                               \(volume.openConflicts)::int AS open_conflicts),
-            base AS (UPDATE sequence_counter SET value = value + (SELECT devices * per_device FROM p)
-                     RETURNING value - (SELECT devices * per_device FROM p) AS first),
+            base AS (SELECT \(unescaped: SeedSQL.reserve("(SELECT devices * per_device FROM p)")) AS first),
             ops AS (
               SELECT p.*, d, k, k / 4 AS r, k % 4 AS s, v.device_id, v.user_id AS author_id, u.team_id,
                      base.first + d * p.per_device + k + 1 AS seq,

@@ -176,6 +176,13 @@ enum SeedSQL {
     static func fieldUser(_ number: String) -> String { "'u-field-' || (\(number))" }
     static func device(_ number: String) -> String { "'dev-' || lpad((\(number))::text, 5, '0')" }
 
+    /// Takes `count` serverSeq numbers from the server sequence at once and answers the one
+    /// before the first. Not safe beside concurrent writers (another session's number could
+    /// land inside the block): seeding runs on a database of its own.
+    static func reserve(_ count: String) -> String {
+        "setval('server_seq', nextval('server_seq') + (\(count)) - 1) - (\(count))"
+    }
+
     /// `timestamptz` as the protocol writes it (RFC 3339, UTC, whole seconds).
     static func rfc3339(_ time: String) -> String {
         "to_char((\(time)) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"

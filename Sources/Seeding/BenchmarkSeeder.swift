@@ -30,11 +30,11 @@ public struct BenchmarkSeeder: Sendable {
                 INSERT INTO users (id, username, role, team_id, password_hash)
                 SELECT 'u-seed-' || i, 'seed-' || i, 'field', 'seed-team-' || (i / 20), '!' FROM generate_series(0, \(users) - 1) i
                 """)
-            // Numbers come from the counter, like any change, under its lock.
-            try connection.execute(SequenceCounter.queue)
+            // Numbers come from the server sequence, like any change, in one block
+            // (SeedSQL.reserve).
             try connection.execute(
                 """
-                WITH base AS (UPDATE sequence_counter SET value = value + \(records) RETURNING value - \(records) AS v)
+                WITH base AS (SELECT \(unescaped: SeedSQL.reserve("\(records)")) AS v)
                 INSERT INTO records (collection, record_id, payload, field_meta, server_seq, user_scope, team_scope, schema_version)
                 SELECT 'jobs', 'seed-' || n,
                        jsonb_build_object('title', 'Job ' || n, 'status', 'in_progress', \(labor)::text, n % 480,

@@ -15,35 +15,41 @@ struct InMemoryPullSnapshot: PullSnapshot {
 
     func latestSequence() throws -> Int64 { state.sequence }
 
+    func horizon() throws -> Int64 { state.lastTransaction + 1 }
+
     func records(
-        after position: Int64, visible: [ScopeKey]?, personal: [String], skipTombstonesUpTo start: Int64?, limit: Int
+        after position: PullPosition, below horizon: Int64, visible: [ScopeKey]?, personal: [String],
+        skipTombstonesUpTo start: PullPosition?, limit: Int
     ) throws -> [PullRow] {
         try state.records.values
-            .filter { record in
-                record.serverSeq > position && (record.tombstoneSeq ?? .max) > (start ?? -1)
+            .map { record in (record, PullPosition(xid: state.recordTransactions[record.key] ?? 0, seq: record.serverSeq)) }
+            .filter { record, at in
+                at > position && at.xid < horizon && (record.tombstoneSeq == nil || start.map { at > $0 } ?? true)
                     && visible.map { !Set($0).isDisjoint(with: Self.seenThrough(record.key, record.scopeKeys, personal)) } ?? true
             }
-            .sorted { $0.serverSeq < $1.serverSeq }
+            .sorted { $0.1 < $1.1 }
             .prefix(limit)
-            .map { try Self.row(of: $0) }
+            .map { record, at in try Self.row(of: record, xid: at.xid) }
     }
 
-    func exits(after position: Int64, keys: [ScopeKey], personal: [String], limit: Int) throws -> [PullRow] {
+    func exits(after position: PullPosition, below horizon: Int64, keys: [ScopeKey], personal: [String], limit: Int) throws -> [PullRow] {
         let wanted = Set(keys)
-        var latest: [RecordKey: Int64] = [:]
-        for change in state.changes where change.seq > position {
+        var latest: [RecordKey: PullPosition] = [:]
+        for (change, transaction) in zip(state.changes, state.changeTransactions) {
+            let at = PullPosition(xid: transaction, seq: change.seq)
+            guard at > position, transaction < horizon else { continue }
             let left = Set(Self.seenThrough(change.key, change.scopeKeysBefore, personal)).subtracting(change.scopeKeysAfter)
-            if !left.isDisjoint(with: wanted) { latest[change.key] = max(latest[change.key] ?? 0, change.seq) }
+            if !left.isDisjoint(with: wanted) { latest[change.key] = max(latest[change.key] ?? .start, at) }
         }
         return
             try latest
             .filter { key, _ in state.records[key].map { Set(Self.seenThrough(key, $0.scopeKeys, personal)).isDisjoint(with: wanted) } ?? false }
             .sorted { $0.value < $1.value }
             .prefix(limit)
-            .map { key, seq in
+            .map { key, at in
                 PullRow(
-                    seq: seq, key: key, json: try Self.json(Change(collection: key.collection, recordId: key.recordId, serverSeq: seq, type: .remove))
-                )
+                    seq: at.seq, xid: at.xid, key: key,
+                    json: try Self.json(Change(collection: key.collection, recordId: key.recordId, serverSeq: at.seq, type: .remove)))
             }
     }
 
@@ -53,17 +59,17 @@ struct InMemoryPullSnapshot: PullSnapshot {
     }
 
     /// A record's change (PROTOCOL.md, Pull): its state with its field metadata apart, or its tombstone.
-    static func row(of record: StoredRecord) throws -> PullRow {
+    static func row(of record: StoredRecord, xid: Int64) throws -> PullRow {
         guard let deleted = record.tombstoneSeq else {
             let change = Change(
                 collection: record.collection, recordId: record.recordId, serverSeq: record.serverSeq, type: .upsert,
                 payload: record.payload, schemaVersion: record.schemaVersion, conflict: record.conflictId.map { Change.ConflictRef(id: $0) })
-            return PullRow(seq: record.serverSeq, key: record.key, json: try json(change), fieldMeta: try json(record.fieldMeta))
+            return PullRow(seq: record.serverSeq, xid: xid, key: record.key, json: try json(change), fieldMeta: try json(record.fieldMeta))
         }
         let change = Change(
             collection: record.collection, recordId: record.recordId, serverSeq: record.serverSeq, type: .delete,
             tombstone: Change.Tombstone(deletedServerSeq: deleted))
-        return PullRow(seq: record.serverSeq, key: record.key, json: try json(change))
+        return PullRow(seq: record.serverSeq, xid: xid, key: record.key, json: try json(change))
     }
 
     /// The value as JSON text, the same text every time (as PostgreSQL's `jsonb` is).

@@ -33,6 +33,12 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
         public var answers: [IdempotencyScope: StoredAnswer] = [:]
         /// The last reserved sequence number.
         public var sequence: Int64 = 0
+        /// The id of the last transaction that wrote something; transactions run one at a time,
+        /// so every one below the next is committed (a pull's horizon).
+        public var lastTransaction: Int64 = 0
+        /// The transaction that wrote each record's latest change, and each change.
+        public var recordTransactions: [RecordKey: Int64] = [:]
+        public var changeTransactions: [Int64] = []
 
         public init() {}
 
@@ -134,19 +140,29 @@ final class InMemoryTransaction: SyncTransaction, Sendable {
         state.withLock { state in ids.compactMap { state.conflicts[$0] } }
     }
 
-    func reserveSequence(count: Int) throws -> Int64 {
+    func reserveSequence(count: Int) throws -> [Int64] {
         state.withLock { state in
             defer { state.sequence += Int64(count) }
-            return state.sequence + 1
+            return (1...Int64(count)).map { state.sequence + $0 }
         }
+    }
+
+    func latestSequence() throws -> Int64 {
+        state.withLock { $0.sequence }
     }
 
     func write(_ writes: WriteSet) throws {
         if failure?(writes) == true { throw InjectedStoreFailure() }
         state.withLock { state in
+            let transaction = state.lastTransaction + 1
+            state.lastTransaction = transaction
             for entry in writes.opLog { state.opLog[entry.deviceId, default: [:]][entry.opId] = entry }
-            for record in writes.records { state.records[record.key] = record }
+            for record in writes.records {
+                state.records[record.key] = record
+                state.recordTransactions[record.key] = transaction
+            }
             state.changes += writes.changes
+            state.changeTransactions += writes.changes.map { _ in transaction }
             for conflict in writes.openedConflicts { state.conflicts[conflict.id] = conflict }
             for entry in writes.resolvedConflicts { state.conflicts[entry.id]?.entry = entry }
             state.events += writes.events

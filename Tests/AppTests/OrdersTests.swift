@@ -149,9 +149,9 @@ struct OrdersTests {
         let server = try await TestServer.start()
         defer { server.stop() }
         let (_, token) = try await server.makeDevice()
-        // Holding the sequence counter keeps the first request in flight: it claims the key,
-        // then waits to number its change.
-        let blocker = try CounterLock(server.database)
+        // Holding the order's record lock keeps the first request in flight: it claims the key,
+        // then waits to lock the record.
+        let blocker = try RecordLock(server.database, collection: "orders", recordId: "ord-1")
         async let firstResponse = server.postOrder(TestServer.orderBody("ord-1"), key: "k-1", token: token)
         try await blocker.waitForAWaiter()
 
@@ -172,7 +172,7 @@ struct OrdersTests {
         let server = try await TestServer.start()
         defer { server.stop() }
         let (_, token) = try await server.makeDevice()
-        let blocker = try CounterLock(server.database)
+        let blocker = try RecordLock(server.database, collection: "orders", recordId: "ord-1")
         async let doomed = server.postOrder(TestServer.orderBody("ord-1"), key: "k-1", token: token)
         try await blocker.waitForAWaiter()
 
@@ -252,14 +252,16 @@ struct OrdersTests {
     }
 }
 
-/// Holds the sequence counter's row lock in an open transaction, so that writers wait.
-private final class CounterLock: @unchecked Sendable {
+/// Holds a record's lock (the advisory lock a writer takes on its key) in an open transaction,
+/// so that writers of the record wait.
+private final class RecordLock: @unchecked Sendable {
     /// Used by one test; its queries are short, so they run on the test's own task.
     private let connection: PostgresConnection
 
-    init(_ database: PostgresConfiguration) throws {
+    init(_ database: PostgresConfiguration, collection: String, recordId: String) throws {
         connection = try PostgresConnection(configuration: database, logger: Logger(label: "test", level: .warning))
-        try connection.executeScript("BEGIN; SELECT value FROM sequence_counter FOR UPDATE")
+        try connection.executeScript("BEGIN")
+        try connection.execute("SELECT pg_advisory_xact_lock(hashtextextended(\(collection) || '/' || \(recordId), 0))")
     }
 
     /// Returns once another session of the database waits for a lock.
@@ -271,7 +273,7 @@ private final class CounterLock: @unchecked Sendable {
                 """)[0].decode(0, as: Int.self)
             return waiters > 0 ? true : nil
         }
-        guard waiting != nil else { throw TestServerError("no request started waiting for the sequence counter") }
+        guard waiting != nil else { throw TestServerError("no request started waiting for the record") }
     }
 
     /// Ends the sessions waiting for a lock, as a crash of their server would.

@@ -152,7 +152,7 @@ struct SyncPullTests {
         let cursor = try await ana.pull().nextCursor
         let parts = cursor.split(separator: ".").map(String.init)
         let forged = PullCursorCodec(key: Data("some other key".utf8)).encode(
-            PullCursor(position: 0, initialSyncStart: nil, issuedAt: Date()))
+            PullCursor(position: PullPosition(xid: 0, seq: 0), initialSyncStart: nil, issuedAt: Date()))
         let flipped = String(parts[0].dropLast()) + (parts[0].last == "A" ? "B" : "A") + "." + parts[1]
 
         for bad in [flipped, String(cursor.dropLast(3)), parts[0], "garbage", forged, String(repeating: "a", count: 600)] {
@@ -168,8 +168,10 @@ struct SyncPullTests {
         let ana = try await server.device()
         try await ana.push1(ana.create("jobs", "job-1", ["title": "t"]))
         let codec = server.application.feature(SyncFeature.self)!.cursors
-        let old = codec.encode(PullCursor(position: 0, initialSyncStart: nil, issuedAt: Date().addingTimeInterval(-31 * 86_400)))
-        let recent = codec.encode(PullCursor(position: 0, initialSyncStart: nil, issuedAt: Date().addingTimeInterval(-29 * 86_400)))
+        let old = codec.encode(
+            PullCursor(position: PullPosition(xid: 0, seq: 0), initialSyncStart: nil, issuedAt: Date().addingTimeInterval(-31 * 86_400)))
+        let recent = codec.encode(
+            PullCursor(position: PullPosition(xid: 0, seq: 0), initialSyncStart: nil, issuedAt: Date().addingTimeInterval(-29 * 86_400)))
 
         let expired = try await ana.pullResponse(cursor: old)
         let working = try await ana.pull(cursor: recent)

@@ -220,14 +220,14 @@ extension TestServer {
         try core.database.withConnection { try $0.query(query)[0].decode(0, as: Int64?.self) ?? 0 }
     }
 
-    /// Row counts of the sync tables and the sequence counter: equal before and after a call
+    /// Row counts of the sync tables and the server sequence: equal before and after a call
     /// means the call wrote nothing.
     func syncTableCounts() throws -> [String: Int64] {
         var counts: [String: Int64] = [:]
         for table in ["records", "op_log", "conflicts", "scope_exits"] {
             counts[table] = try scalar("SELECT count(*) FROM \(unescaped: table)")
         }
-        counts["sequence"] = try scalar("SELECT value FROM sequence_counter")
+        counts["sequence"] = try scalar("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM server_seq")
         return counts
     }
 

@@ -10,22 +10,25 @@ import Synchronization
 struct BenchSyncCommand: Command {
     let path = ["bench", "sync"]
     let summary = "measure push ops/s, pull pages and replays over loopback"
-    let valueOptions: Set<String> = ["devices", "batches", "records", "users", "pulls"]
+    let valueOptions: Set<String> = ["devices", "batches", "records", "users", "pulls", "curve", "curve-batches"]
     let flagOptions: Set<String> = ["help", "pull-only"]
     let usage = """
-        Usage: fieldsync bench sync [--devices 8] [--batches 200] [--records 1000000] [--users 1000] [--pulls 200] [--pull-only]
+        Usage: fieldsync bench sync [--devices 8] [--batches 200] [--records 1000000] [--users 1000] [--pulls 200]
+                                    [--curve 1,8,32,128] [--curve-batches 320] [--pull-only]
 
         Starts FieldSync on a throwaway embedded PostgreSQL (durable commits) and measures:
           1. push: --devices concurrent devices each push --batches batches of 50 ops
              (half creates, half updates of the previous batch's records): ops/s and
              per-batch time p50/p95/p99;
           2. replay of already-applied batches: per-batch time;
-          3. pull: --records jobs over --users users are loaded (every field's metadata naming
+          3. the push curve: for each --curve count of new concurrent devices, --curve-batches
+             batches shared among them (at least 2 each): ops/s and batch p95 (empty: skipped);
+          4. pull: --records jobs over --users users are loaded (every field's metadata naming
              its op and device), then --pulls pages of 500 are pulled by sampled users, once
              per encoding: plain, gzip, and compact field metadata with gzip. For each:
              records/s, page time (first pages apart), and bytes per record on the wire
              against the payload JSON's own bytes.
-        --pull-only skips 1 and 2.
+        --pull-only skips 1 to 3.
         Times are measured at the client over loopback, so they include HTTP.
         """
 
@@ -35,6 +38,11 @@ struct BenchSyncCommand: Command {
         let records = try arguments.number("records", 1_000_000)
         let users = try arguments.number("users", 1_000)
         let pulls = try arguments.number("pulls", 200)
+        let curveBatches = try arguments.number("curve-batches", 320)
+        let curve = try (arguments.value("curve") ?? "1,8,32,128").split(separator: ",").map { text in
+            guard let count = Int(text), (1...1_000).contains(count) else { throw CommandError("--curve takes device counts from 1 to 1000") }
+            return count
+        }
         let bench = try BenchServer.start(environment: environment)
         defer { bench.stop() }
         try bench.updateSettings()
@@ -47,12 +55,19 @@ struct BenchSyncCommand: Command {
             }
             try benchmarkPush(pushers, batches: batches)
             try benchmarkReplay(pushers[0], batches: min(batches, 100))
+            for count in curve {
+                let devices = try (0..<count).map { _ in
+                    let credentials = try bench.token(role: .field)
+                    return PushingDevice(token: credentials.token, deviceId: credentials.deviceId, client: client)
+                }
+                try benchmarkPush(devices, batches: max(2, curveBatches / count), label: "push curve")
+            }
         }
         try benchmarkPull(bench, records: records, users: users, pulls: pulls)
         return 0
     }
 
-    private func benchmarkPush(_ pushers: [PushingDevice], batches: Int) throws {
+    private func benchmarkPush(_ pushers: [PushingDevice], batches: Int, label: String? = nil) throws {
         let latencies = Mutex(Latencies())
         let failures = Mutex<[String]>([])
         let seconds =
@@ -68,11 +83,16 @@ struct BenchSyncCommand: Command {
             } / 1000
         if let failure = failures.withLock({ $0.first }) { throw CommandError("push failed: \(failure)") }
         let ops = pushers.count * batches * 50
+        let summary = latencies.withLock { $0 }.summary
+        if let label {
+            print("\(label): \(pushers.count) devices: \(String(format: "%.0f", Double(ops) / seconds)) ops/s, batch time \(summary)")
+            return
+        }
         print(
             String(
                 format: "push: %d devices x %d batches of 50 = %d ops in %.1f s: %.0f ops/s", pushers.count, batches, ops, seconds,
                 Double(ops) / seconds))
-        print("push batch time: \(latencies.withLock { $0 }.summary)")
+        print("push batch time: \(summary)")
     }
 
     private func benchmarkReplay(_ device: PushingDevice, batches: Int) throws {

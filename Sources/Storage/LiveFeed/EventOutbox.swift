@@ -5,23 +5,31 @@ import SyncProtocol
 
 /// Writes outbox rows inside the caller's transaction.
 ///
-/// Event ids come from a `bigserial`, so rows must be inserted while holding the sequence
-/// counter lock: then id order is commit order and a feed resuming after id N never
-/// misses a lower id that commits later (docs/decisions/0003).
+/// An event's id is its transaction's id times 2^20 plus its place in the transaction (the
+/// column's default, `next_event_id()`), and feeds read only ids below the oldest running
+/// transaction's: a feed resuming after id N never misses a lower id that commits later, and
+/// writers take no lock for it (docs/decisions/0004).
 public enum EventOutbox {
     /// The channel notified at commit so every instance's feed wakes up.
     public static let channel = "fieldsync_events"
 
-    /// Appends `events` in order; takes the counter lock if the transaction does not hold it yet.
+    /// Appends `events` in order, and notifies the feeds when the transaction commits.
     public static func append(_ events: [PendingEvent], on connection: PostgresConnection) throws {
         guard !events.isEmpty else { return }
-        try connection.pipeline(SequenceCounter.lock + statements(inserting: events))
+        try connection.pipeline(inserts(inserting: events) + [notify])
     }
 
-    /// The insert of `events`, in order, and the notification, for a transaction that holds the
-    /// counter lock: one statement whatever the count, so it is prepared once per connection.
-    static func statements(inserting events: [PendingEvent]) -> [PostgresQuery] {
-        statements(Headers(types: events.map(\.type), audiences: events.map(\.audience)), data: events.map(\.data))
+    /// Wakes every instance's feeds: at the commit of the transaction it runs in, or at once
+    /// outside one. A busy writer sends it after its commit instead: PostgreSQL serializes the
+    /// commits of notifying transactions (a lock held through the WAL flush), which would make
+    /// concurrent pushes commit one at a time. Feeds also poll, so a wake-up lost between the
+    /// commit and the notification only delays delivery.
+    public static let notify: PostgresQuery = "SELECT pg_notify(\(channel), '')"
+
+    /// The insert of `events`, in order: one statement whatever the count, so it is prepared
+    /// once per connection.
+    static func inserts(inserting events: [PendingEvent]) -> [PostgresQuery] {
+        inserts(Headers(types: events.map(\.type), audiences: events.map(\.audience)), data: events.map(\.data))
     }
 
     /// Type and audience binds of outbox rows, which can be encoded before their data is final.
@@ -38,8 +46,8 @@ public enum EventOutbox {
         }
     }
 
-    /// ``statements(inserting:)`` for rows whose headers are encoded already.
-    static func statements(_ headers: Headers, data: [JSONValue]) -> [PostgresQuery] {
+    /// ``inserts(inserting:)`` for rows whose headers are encoded already.
+    static func inserts(_ headers: Headers, data: [JSONValue]) -> [PostgresQuery] {
         guard headers.count > 0 else { return [] }
         // `data` goes through JSONValue's own writer: JSONEncoder costs far more.
         let data = data.map { String(decoding: $0.canonicalData(), as: UTF8.self) }
@@ -48,8 +56,7 @@ public enum EventOutbox {
             INSERT INTO events (type, data, audience)
             SELECT type, data, audience::text[] FROM unnest(\(headers.types)::text[], \(data)::jsonb[], \(headers.audiences)::text[])
                 AS e(type, data, audience)
-            """,
-            "SELECT pg_notify(\(channel), '')",
+            """
         ]
     }
 }

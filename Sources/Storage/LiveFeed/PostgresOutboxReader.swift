@@ -5,7 +5,13 @@ public import SyncEngine
 import SyncProtocol
 
 /// Reads the event outbox for the live feeds, and watches its `NOTIFY` channel.
+///
+/// Only settled ids are read: those of transactions older than any still running, so no lower
+/// id can commit after a feed has passed it (docs/decisions/0004). Reads first wait briefly for
+/// the writers running when they start, so a feed woken by a commit gets that commit's events.
 public struct PostgresOutboxReader: OutboxReader {
+    static let settled = ChangeHorizon.firstUnsettledEventId
+
     let database: PostgresClient
     let logger: Logger
 
@@ -16,16 +22,19 @@ public struct PostgresOutboxReader: OutboxReader {
 
     public func latestId() throws -> Int64 {
         try database.connection { connection in
-            try connection.query("SELECT coalesce(max(id), 0) FROM events")[0].decode(0, as: Int64.self)
+            _ = try connection.query(ChangeHorizon.await)
+            return try connection.query("SELECT coalesce(max(id), 0) FROM events WHERE id < \(unescaped: Self.settled)")[0]
+                .decode(0, as: Int64.self)
         }
     }
 
     public func entries(after: Int64, through: Int64 = .max, limit: Int) throws -> [OutboxEntry] {
         try database.connection { connection in
-            try connection.query(
+            _ = try connection.query(ChangeHorizon.await)
+            return try connection.query(
                 """
                 SELECT id, type, data::text, audience, data->>'collection' FROM events
-                WHERE id > \(after) AND id <= \(through) ORDER BY id LIMIT \(limit)
+                WHERE id > \(after) AND id <= \(through) AND id < \(unescaped: Self.settled) ORDER BY id LIMIT \(limit)
                 """
             ).map { row in
                 OutboxEntry(
@@ -38,15 +47,16 @@ public struct PostgresOutboxReader: OutboxReader {
     /// The outbox around `lastEventId`, in one statement.
     public func position(after lastEventId: Int64) throws -> OutboxPosition {
         try database.connection { connection in
-            // events_id_seq is the sequence behind events.id (bigserial). Reading it shows every
-            // nextval of every session, committed or not; before the first one it is not "called".
+            // Every id issued so far, committed or not, is below the next transaction id's first.
             let row = try connection.query(
                 """
-                SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_id_seq),
+                SELECT (pg_snapshot_xmax(pg_current_snapshot())::text::bigint << 20) - 1,
                        EXISTS (SELECT 1 FROM events WHERE id <= \(lastEventId)),
                        next.id, next.created_at
                 FROM (SELECT 1) AS one
-                LEFT JOIN LATERAL (SELECT id, created_at FROM events WHERE id > \(lastEventId) ORDER BY id LIMIT 1) AS next ON true
+                LEFT JOIN LATERAL (
+                    SELECT id, created_at FROM events WHERE id > \(lastEventId) AND id < \(unescaped: Self.settled) ORDER BY id LIMIT 1
+                ) AS next ON true
                 """)[0]
             let nextId = try row.decode(2, as: Int64?.self)
             let nextCreated = try row.decode(3, as: Date?.self)

@@ -3,8 +3,9 @@ public import Postgres
 public import SyncEngine
 import SyncProtocol
 
-/// Pull reads on PostgreSQL (docs/decisions/0003): records whose latest change is after the
-/// cursor, through the caller's scope-key indexes, and scope exits.
+/// Pull reads on PostgreSQL (docs/decisions/0003, 0004): records whose latest change is after
+/// the cursor's (transaction, serverSeq) and below the snapshot's horizon, through the caller's
+/// scope-key indexes, and scope exits.
 public struct PostgresPullReader: PullReader {
     let database: PostgresClient
 
@@ -13,11 +14,16 @@ public struct PostgresPullReader: PullReader {
     }
 
     public func snapshot<T>(_ body: (any PullSnapshot) throws -> T) throws -> T {
-        try database.transaction { connection in
-            // One snapshot for the counter, the records and the exits. Queued, so it travels with
-            // `BEGIN` and the counter read instead of costing a round trip of its own.
-            try connection.enqueue(["SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"])
-            return try body(PostgresPullSnapshot(connection: connection))
+        try database.connection { connection in
+            // Writers mid-transaction when the pull arrives hold the horizon below what committed
+            // before it: wait for them briefly, so a device sees its own last push.
+            _ = try connection.query(ChangeHorizon.await)
+            return try connection.transaction { connection in
+                // One snapshot for the horizon, the records and the exits. Queued, so it travels
+                // with `BEGIN` and the first read instead of costing a round trip of its own.
+                try connection.enqueue(["SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"])
+                return try body(PostgresPullSnapshot(connection: connection))
+            }
         }
     }
 }
@@ -27,17 +33,24 @@ struct PostgresPullSnapshot: PullSnapshot {
     let connection: PostgresConnection
 
     func latestSequence() throws -> Int64 {
-        try connection.query("SELECT value FROM sequence_counter")[0].decode(0, as: Int64.self)
+        try connection.query(ServerSequence.latest)[0].decode(0, as: Int64.self)
+    }
+
+    func horizon() throws -> Int64 {
+        // Every transaction of this database below it has ended (docs/decisions/0004).
+        try connection.query(ChangeHorizon.current)[0].decode(0, as: Int64.self)
     }
 
     func records(
-        after position: Int64, visible: [ScopeKey]?, personal: [String], skipTombstonesUpTo start: Int64?, limit: Int
+        after position: PullPosition, below horizon: Int64, visible: [ScopeKey]?, personal: [String],
+        skipTombstonesUpTo start: PullPosition?, limit: Int
     ) throws -> [PullRow] {
-        try PullRows.records(after: position, visible: visible, personal: personal, skipTombstonesUpTo: start, limit: limit, on: connection)
+        try PullRows.records(
+            after: position, below: horizon, visible: visible, personal: personal, skipTombstonesUpTo: start, limit: limit, on: connection)
     }
 
-    func exits(after position: Int64, keys: [ScopeKey], personal: [String], limit: Int) throws -> [PullRow] {
-        try PullRows.exits(after: position, keys: keys, personal: personal, limit: limit, on: connection)
+    func exits(after position: PullPosition, below horizon: Int64, keys: [ScopeKey], personal: [String], limit: Int) throws -> [PullRow] {
+        try PullRows.exits(after: position, below: horizon, keys: keys, personal: personal, limit: limit, on: connection)
     }
 }
 
@@ -56,29 +69,33 @@ enum PullRows {
                END
             || '}'
         """
-    static let columns = "server_seq, collection, record_id, \(changeJSON), CASE WHEN deleted_seq IS NULL THEN field_meta::text END"
+    static let columns = "server_seq, xid, collection, record_id, \(changeJSON), CASE WHEN deleted_seq IS NULL THEN field_meta::text END"
 
-    /// Records changed after `position` that the caller sees now, ascending; tombstones made
-    /// before an initial sync began are skipped (the device never had them). Records of the
-    /// `personal` collections are read through `user:` keys only.
+    /// Records changed after `position` and below `horizon` that the caller sees now, in position
+    /// order; tombstones at or before an initial sync's start are skipped (the device never had
+    /// them). Records of the `personal` collections are read through `user:` keys only.
     static func records(
-        after position: Int64, visible: [ScopeKey]?, personal: [String], skipTombstonesUpTo start: Int64?, limit: Int,
-        on connection: PostgresConnection
+        after position: PullPosition, below horizon: Int64, visible: [ScopeKey]?, personal: [String],
+        skipTombstonesUpTo start: PullPosition?, limit: Int, on connection: PostgresConnection
     ) throws -> [PullRow] {
-        let tombstoneFloor = start ?? -1
+        // $1-$3: the position and the horizon; $4, $5: the tombstone floor; $6: the limit.
+        let floor = start ?? PullPosition(xid: 0, seq: -1)
+        var binds: [String?] = [
+            String(position.xid), String(position.seq), String(horizon), String(floor.xid), String(floor.seq), String(limit),
+        ]
+        let range = """
+            (xid, server_seq) > ($1::xid8, $2::bigint) AND xid < $3::xid8
+            AND (deleted_seq IS NULL OR (xid, server_seq) > ($4::xid8, $5::bigint))
+            """
         guard let keys = visible else {
             return try connection.query(
-                """
-                SELECT \(unescaped: columns) FROM records
-                WHERE server_seq > \(position) AND (deleted_seq IS NULL OR deleted_seq > \(tombstoneFloor))
-                ORDER BY server_seq LIMIT \(limit)
-                """
+                PostgresQuery(
+                    "SELECT \(columns) FROM records WHERE \(range) ORDER BY xid, server_seq LIMIT $6", binds: binds)
             ).map(decode)
         }
         guard !keys.isEmpty else { return [] }
-        // One index range scan per key (user_scope or team_scope, then server_seq).
+        // One index range scan per key (user_scope or team_scope, then the position).
         var sql: [String] = []
-        var binds: [String?] = [String(position), String(tombstoneFloor), String(limit)]
         for key in keys {
             binds.append(key.rawValue)
             var condition = "\(key.kind == .user ? "user_scope" : "team_scope") = $\(binds.count)"
@@ -89,15 +106,15 @@ enum PullRows {
             sql.append(
                 """
                 (SELECT \(columns) FROM records
-                 WHERE \(condition) AND server_seq > $1 AND (deleted_seq IS NULL OR deleted_seq > $2)
-                 ORDER BY server_seq LIMIT $3)
+                 WHERE \(condition) AND \(range)
+                 ORDER BY xid, server_seq LIMIT $6)
                 """)
         }
         var seen = Set<RecordKey>()
         return try connection.query(PostgresQuery(sql.joined(separator: " UNION ALL "), binds: binds))
             .map(decode)
             .filter { seen.insert($0.key).inserted }
-            .sorted { $0.seq < $1.seq }
+            .sorted { $0.position < $1.position }
             .prefix(limit).map { $0 }
     }
 
@@ -107,30 +124,32 @@ enum PullRows {
     /// row says what changed, and counting it would crowd real exits out of the page while the
     /// records move the position past them.
     static func exits(
-        after position: Int64, keys: [ScopeKey], personal: [String], limit: Int, on connection: PostgresConnection
+        after position: PullPosition, below horizon: Int64, keys: [ScopeKey], personal: [String], limit: Int,
+        on connection: PostgresConnection
     ) throws -> [PullRow] {
         guard !keys.isEmpty else { return [] }
         let keyTexts = keys.map(\.rawValue)
         return try connection.query(
             """
-            SELECT e.seq, e.collection, e.record_id,
+            SELECT e.seq, e.xid, e.collection, e.record_id,
                    '{"collection":' || to_json(e.collection)::text || ',"recordId":' || to_json(e.record_id)::text
                        || ',"serverSeq":' || e.seq || ',"type":"remove"}', NULL::text
-            FROM (SELECT collection, record_id, max(seq) AS seq FROM scope_exits
-                  WHERE scope_key = ANY(\(keyTexts)::text[]) AND seq > \(position)
+            FROM (SELECT DISTINCT ON (collection, record_id) collection, record_id, seq, xid FROM scope_exits
+                  WHERE scope_key = ANY(\(keyTexts)::text[])
+                    AND (xid, seq) > (\(String(position.xid))::xid8, \(position.seq)) AND xid < \(String(horizon))::xid8
                     AND NOT (scope_key LIKE 'team:%' AND collection = ANY(\(personal)::text[]))
-                  GROUP BY collection, record_id) e
+                  ORDER BY collection, record_id, seq DESC) e
             JOIN records r ON r.collection = e.collection AND r.record_id = e.record_id
             WHERE NOT (CASE WHEN r.collection = ANY(\(personal)::text[]) THEN ARRAY[r.user_scope]
                             ELSE ARRAY[r.user_scope, r.team_scope] END && \(keyTexts)::text[])
-            ORDER BY e.seq LIMIT \(limit)
+            ORDER BY e.xid, e.seq LIMIT \(limit)
             """
         ).map(decode)
     }
 
     private static func decode(_ row: PostgresRow) throws -> PullRow {
         PullRow(
-            seq: try row.decode(0), key: RecordKey(collection: try row.decode(1), recordId: try row.decode(2)), json: try row.decode(3),
-            fieldMeta: try row.decode(4))
+            seq: try row.decode(0), xid: try row.decode(1), key: RecordKey(collection: try row.decode(2), recordId: try row.decode(3)),
+            json: try row.decode(4), fieldMeta: try row.decode(5))
     }
 }

@@ -4,9 +4,9 @@ import SyncProtocol
 
 /// The `field_meta` array bind of some records, encoded before their sequence numbers are final.
 ///
-/// A push's records carry stand-in numbers until the counter lock is taken, and the lock is held
-/// until commit; so everything but the numbers is written ahead, and ``filled(with:)`` only
-/// writes the final numbers in between. Each field's number comes from the same record and field
+/// A push's records carry stand-in numbers until its numbers are reserved, once every read is
+/// done; so everything but the numbers is written ahead, and ``filled(with:)`` only writes the
+/// final numbers in. Each field's number comes from the same record and field
 /// of the final rows, which must be the drafted rows renumbered.
 struct FieldMetaColumn {
     /// Bytes of the array literal (escaped already) before each number, and after the last one.

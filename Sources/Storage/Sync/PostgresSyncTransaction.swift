@@ -8,8 +8,8 @@ import SyncProtocol
 final class PostgresSyncTransaction: SyncTransaction {
     private let connection: PostgresConnection
     private let attachments: any FinalizedAttachmentLookup
-    /// Whether `reserveSequence` took the counter lock, which outbox inserts need.
-    private var holdsCounterLock = false
+    /// Whether the written statements insert outbox rows, whose feeds are told after commit.
+    private(set) var wroteEvents = false
     /// The draft `prepare` encoded ahead of the lock, for the next `write`.
     private var prepared: PreparedWrites?
 
@@ -106,11 +106,12 @@ final class PostgresSyncTransaction: SyncTransaction {
         }
     }
 
-    func reserveSequence(count: Int) throws -> Int64 {
-        // The row lock taken here is held until commit: commit order is sequence order.
-        let first = try connection.pipeline(SequenceCounter.reserve(count))[1][0].decode(0, as: Int64.self)
-        holdsCounterLock = true
-        return first
+    func reserveSequence(count: Int) throws -> [Int64] {
+        try connection.pipeline(ServerSequence.reserve(count))[1][0].decode(0, as: [Int64].self)
+    }
+
+    func latestSequence() throws -> Int64 {
+        try connection.query(ServerSequence.latest)[0].decode(0, as: Int64.self)
     }
 
     func prepare(_ draft: WriteSet) {
@@ -119,10 +120,11 @@ final class PostgresSyncTransaction: SyncTransaction {
 
     func write(_ writes: WriteSet) throws {
         // No round trip of their own: the statements go out with the commit (or the caller's next
-        // statement). The counter lock is held from the reservation until commit, so every trip
-        // saved here shortens the line of pushes waiting for it.
+        // statement).
         let prepared = self.prepared ?? PreparedWrites(writes)
         self.prepared = nil
-        try connection.enqueue(prepared.statements(for: writes, lockCounter: !holdsCounterLock))
+        let statements = try prepared.statements(for: writes)
+        wroteEvents = wroteEvents || statements.wroteEvents
+        try connection.enqueue(statements.queries)
     }
 }

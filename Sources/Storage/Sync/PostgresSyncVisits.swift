@@ -17,9 +17,8 @@ public struct PostgresSyncVisits: SyncVisitRecorder {
         try database.transaction { connection in
             // Bookkeeping, not acknowledged data: losing the last seconds of it in a crash is
             // harmless, so this commit does not wait for the WAL flush.
-            let statements = ["SET LOCAL synchronous_commit TO off", Self.stamp(visit)] + SequenceCounter.lock
-            let results = try connection.pipeline(statements + EventOutbox.statements(inserting: [visit.syncedEvent(kind)]))
-            // The counter row is locked by this transaction now, so its value is the latest committed number.
+            let statements = ["SET LOCAL synchronous_commit TO off", Self.stamp(visit), ServerSequence.latest]
+            let results = try connection.pipeline(statements + EventOutbox.inserts(inserting: [visit.syncedEvent(kind)]) + [EventOutbox.notify])
             return try results[statements.count - 1][0].decode(0, as: Int64.self)
         }
     }

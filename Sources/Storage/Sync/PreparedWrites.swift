@@ -4,10 +4,10 @@ import SyncProtocol
 
 /// What a transaction's writes encode to before its sequence numbers are reserved.
 ///
-/// The counter lock is held from the reservation to the commit, so everything the numbers do
-/// not change is encoded from the draft (``SyncTransaction/prepare(_:)``): op bodies, payloads,
-/// keys, event audiences and the field metadata around each number. Under the lock only the
-/// numbered parts are encoded; rows that do not match the draft are encoded in full.
+/// Everything the numbers do not change is encoded from the draft (``SyncTransaction/prepare(_:)``):
+/// op bodies, payloads, keys, event audiences and the field metadata around each number. Once
+/// the numbers are reserved only the numbered parts are encoded; rows that do not match the
+/// draft are encoded in full.
 struct PreparedWrites {
     let opLog: OpLogRow.FixedColumns
     let records: RecordRow.FixedColumns
@@ -25,23 +25,22 @@ struct PreparedWrites {
         return EventOutbox.Headers(types: headers.map(\.type), audiences: headers.map(\.audience))
     }
 
-    /// The statements writing `writes` (the drafted rows renumbered), for a transaction that holds
-    /// the counter lock when there are events; `lockCounter` takes it first otherwise.
-    func statements(for writes: WriteSet, lockCounter: Bool) throws -> [PostgresQuery] {
+    /// The statements writing `writes` (the drafted rows renumbered), and whether they insert
+    /// outbox rows (the caller tells the feeds after commit, ``EventOutbox/notify``).
+    func statements(for writes: WriteSet) throws -> (queries: [PostgresQuery], wroteEvents: Bool) {
         var statements = try [
             OpLogRow.upsert(writes.opLog, fixed: opLog), RecordRow.upsert(writes.records, fixed: records),
             ScopeExitRow.record(writes.changes), ConflictRow.insert(writes.openedConflicts), ConflictRow.update(writes.resolvedConflicts),
         ].compactMap { $0 }
         let data = writes.events.map(\.data) + (writes.visit.map { [$0.syncedEvent(.push).data] } ?? [])
-        if !data.isEmpty, lockCounter { statements += SequenceCounter.lock }
         // A count that differs from the draft's: only the headers are encoded again, not the rows.
         let headers = data.count == events.count ? events : Self.eventHeaders(writes)
-        statements += EventOutbox.statements(headers, data: data)
+        statements += EventOutbox.inserts(headers, data: data)
         if let device = writes.deviceHighWater {
             statements.append("UPDATE devices SET received_through = \(device.highWater) WHERE device_id = \(device.deviceId)")
         }
         if let visit = writes.visit { statements.append(PostgresSyncVisits.stamp(visit)) }
-        return statements
+        return (statements, !data.isEmpty)
     }
 }
 

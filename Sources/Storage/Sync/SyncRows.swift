@@ -58,7 +58,7 @@ enum OpLogRow {
     }
 }
 
-/// `records` rows.
+/// `records` rows; `xid` (the writing transaction, docs/decisions/0004) is the column's default.
 enum RecordRow {
     static let columns = """
         collection, record_id, payload::text, field_meta::text, server_seq, deleted_seq, conflict_id, schema_version,
@@ -111,7 +111,7 @@ enum RecordRow {
             SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::text[], $7::int[],
                                  $8::jsonb[], $9::bigint[], $10::bigint[])
             ON CONFLICT (collection, record_id) DO UPDATE SET
-                payload = excluded.payload, field_meta = excluded.field_meta, server_seq = excluded.server_seq,
+                payload = excluded.payload, field_meta = excluded.field_meta, server_seq = excluded.server_seq, xid = excluded.xid,
                 user_scope = excluded.user_scope, team_scope = excluded.team_scope, deleted_seq = excluded.deleted_seq,
                 conflict_id = excluded.conflict_id, schema_version = excluded.schema_version, updated_at = now()
             """, binds: columns.binds + numbered)
@@ -139,7 +139,8 @@ struct ScopeColumns {
     }
 }
 
-/// `scope_exits` rows: a change that moved a record out of some scope keys.
+/// `scope_exits` rows: a change that moved a record out of some scope keys. The record is locked
+/// by the writing transaction, so a new exit is always later than the one it replaces.
 enum ScopeExitRow {
     /// The upsert of the exits `changes` make; nil when they make none.
     static func record(_ changes: [ChangeLogEntry]) -> PostgresQuery? {
@@ -159,7 +160,7 @@ enum ScopeExitRow {
         return """
             INSERT INTO scope_exits (scope_key, collection, record_id, seq)
             SELECT * FROM unnest(\(keys)::text[], \(collections)::text[], \(recordIds)::text[], \(seqs)::bigint[])
-            ON CONFLICT (scope_key, collection, record_id) DO UPDATE SET seq = GREATEST(scope_exits.seq, excluded.seq), exited_at = now()
+            ON CONFLICT (scope_key, collection, record_id) DO UPDATE SET seq = excluded.seq, xid = excluded.xid, exited_at = now()
             """
     }
 }

@@ -1,9 +1,10 @@
 /// Stand-in sequence numbers used while a transaction decides, before it reserves real ones.
 ///
-/// Decisions need sequence numbers (results, field metadata, tombstones) before the counter
-/// lock is taken, and the lock must be taken last (ARCHITECTURE.md). Change `i` of the
-/// transaction is numbered `base + i`, above any real number, so "newer than" comparisons stay
-/// right; ``finalize(first:)`` maps it to `first + i` once ``SyncTransaction/reserveSequence(count:)`` answered.
+/// Decisions need sequence numbers (results, field metadata, tombstones) before real ones are
+/// reserved, which happens once every read is done. Change `i` of the transaction is numbered
+/// `base + i`, above any real number, so "newer than" comparisons stay right;
+/// ``finalize(reserved:)`` maps it to the `i`th reserved number once
+/// ``SyncTransaction/reserveSequence(count:)`` answered.
 struct ProvisionalSequence {
     static let base: Int64 = 1 << 62
 
@@ -15,10 +16,10 @@ struct ProvisionalSequence {
         return Self.base + Int64(count)
     }
 
-    /// A mapping from stand-in to real numbers, given the first reserved number (`nil`: nothing was reserved).
-    static func finalize(first: Int64?) -> SequenceMap {
-        guard let first else { return SequenceMap { $0 } }
-        return SequenceMap { seq in seq >= base ? first + (seq - base) : seq }
+    /// A mapping from stand-in to real numbers, given the reserved numbers in ascending order.
+    static func finalize(reserved: [Int64]) -> SequenceMap {
+        guard !reserved.isEmpty else { return SequenceMap { $0 } }
+        return SequenceMap { seq in seq >= base && seq - base < reserved.count ? reserved[Int(seq - base)] : seq }
     }
 }
 
@@ -33,18 +34,18 @@ struct SequenceMap {
 
 extension SyncTransaction {
     /// The end of every engine transaction: the store may encode `draft` ahead
-    /// (``SyncTransaction/prepare(_:)``), then the counter lock is taken and `changes` numbers
-    /// reserved (when there are any, or `lockAnyway`), and `draft` is written with them.
+    /// (``SyncTransaction/prepare(_:)``), then `changes` numbers are reserved (when there are
+    /// any) and `draft` is written with them.
     ///
-    /// - Returns: the map from stand-in to real numbers, the first reserved number (nil when no
-    ///   lock was taken) and what was written.
-    func number(_ draft: WriteSet, changes: Int, lockAnyway: Bool = false) throws -> (map: SequenceMap, first: Int64?, writes: WriteSet) {
+    /// - Returns: the map from stand-in to real numbers, the highest reserved number (nil when
+    ///   none was) and what was written.
+    func number(_ draft: WriteSet, changes: Int) throws -> (map: SequenceMap, last: Int64?, writes: WriteSet) {
         guard !draft.isEmpty else { return (SequenceMap { $0 }, nil, draft) }
         prepare(draft)
-        let first = changes > 0 || lockAnyway ? try reserveSequence(count: changes) : nil
-        let map = ProvisionalSequence.finalize(first: first)
+        let reserved = changes > 0 ? try reserveSequence(count: changes) : []
+        let map = ProvisionalSequence.finalize(reserved: reserved)
         let writes = draft.renumbered(map)
         try write(writes)
-        return (map, first, writes)
+        return (map, reserved.last, writes)
     }
 }

@@ -3,13 +3,13 @@ public import SyncProtocol
 
 /// The event outbox as the live feeds read it; what they need from the database.
 ///
-/// Outbox ids grow in commit order (they are assigned under the sequence-counter lock, see
-/// docs/decisions/0003), so reading `id > last` never skips a row that commits later.
+/// A reader serves only settled rows: ids no transaction still running can write below
+/// (docs/decisions/0004), so reading `id > last` never skips a row that commits later.
 public protocol OutboxReader: Sendable {
-    /// The highest committed event id (0 when the outbox is empty).
+    /// The highest settled event id (0 when there is none).
     func latestId() throws -> Int64
 
-    /// Rows with `after < id <= through`, oldest first, at most `limit`.
+    /// Settled rows with `after < id <= through`, oldest first, at most `limit`.
     func entries(after: Int64, through: Int64, limit: Int) throws -> [OutboxEntry]
 
     /// The outbox around `lastEventId`, to decide whether a feed can resume there.
@@ -28,7 +28,7 @@ public protocol OutboxWatch: Sendable {
 
 /// One outbox row as the live feeds read it.
 public struct OutboxEntry: Sendable, Equatable {
-    /// The event's stream id (`id:` on the wire); grows in commit order.
+    /// The event's stream id (`id:` on the wire); grows in the order feeds serve events.
     public var id: Int64
     public var type: LiveEventType
     /// The `data:` JSON, one line.
@@ -49,7 +49,8 @@ public struct OutboxEntry: Sendable, Equatable {
 
 /// What the outbox holds around a client's `Last-Event-ID`, to decide whether it can resume.
 public struct OutboxPosition: Sendable, Equatable {
-    /// The highest event id ever handed out (committed or not); 0 before the first event.
+    /// At or above the highest event id ever handed out (committed or not); no id above it
+    /// was issued.
     public var issuedThrough: Int64
     /// Whether a row with an id at or below the client's still exists. Retention deletes the
     /// oldest rows first, so while one does, nothing after it has been deleted.

@@ -1,8 +1,9 @@
 public import Foundation
 import SyncProtocol
 
-/// Delta pulls (PROTOCOL.md, Pull; docs/decisions/0003): the records whose latest change is
-/// after the cursor, merged with scope exits that become `remove`, one page at a time.
+/// Delta pulls (PROTOCOL.md, Pull; docs/decisions/0003 and 0004): the records whose latest
+/// change is after the cursor and below the snapshot's horizon, merged with scope exits that
+/// become `remove`, one page at a time, in (transaction, serverSeq) order.
 ///
 /// ```swift
 /// let pulls = PullService(reader: reader, cursors: PullCursorCodec(key: secret))
@@ -33,7 +34,7 @@ public struct PullService: Sendable {
         let limit = min(limit ?? maximum, maximum)
         let window = try reader.snapshot { snapshot in
             try Self.read(
-                snapshot, for: principal, after: cursor?.position ?? 0, initialSyncStart: cursor?.initialSyncStart, limit: limit,
+                snapshot, for: principal, after: cursor?.position ?? .start, initialSyncStart: cursor?.initialSyncStart, limit: limit,
                 maxBytes: maxPageBytes, startInitialSync: cursor == nil)
         }
         let next = PullCursor(position: window.position, initialSyncStart: window.initialSyncStart, issuedAt: now)
@@ -41,31 +42,35 @@ public struct PullService: Sendable {
             changes: window.changes, nextCursor: cursors.encode(next), hasMore: window.hasMore, newServerSeq: window.newServerSeq)
     }
 
-    /// Merges the records and exits after `position`, keeps the first `limit` by sequence
-    /// number that fit in `maxBytes` (each record once, at its latest), and works out where the
-    /// next page starts.
+    /// Merges the records and exits between `position` and the snapshot's horizon, keeps the
+    /// first `limit` in position order that fit in `maxBytes` (each record once, at its latest),
+    /// and works out where the next page starts.
     static func read(
-        _ snapshot: any PullSnapshot, for principal: Principal, after position: Int64, initialSyncStart: Int64?, limit: Int,
-        maxBytes: Int = PullService.defaultMaxPageBytes, startInitialSync: Bool
+        _ snapshot: any PullSnapshot, for principal: Principal, after position: PullPosition, initialSyncStart: PullPosition?,
+        limit: Int, maxBytes: Int = PullService.defaultMaxPageBytes, startInitialSync: Bool
     ) throws -> PullWindow {
         let newServerSeq = try snapshot.latestSequence()
-        let start = startInitialSync ? newServerSeq : initialSyncStart
+        let horizon = try snapshot.horizon()
+        let start = startInitialSync ? PullPosition.horizon(horizon) : initialSyncStart
         let visible = principal.visibleScopeKeys.map { $0.sorted() }
         let personal = principal.role == .field ? Principal.personalCollections.sorted() : []
-        var rows = try snapshot.records(after: position, visible: visible, personal: personal, skipTombstonesUpTo: start, limit: limit + 1)
+        var rows = try snapshot.records(
+            after: position, below: horizon, visible: visible, personal: personal, skipTombstonesUpTo: start, limit: limit + 1)
         if let keys = visible {
-            rows += try snapshot.exits(after: max(position, start ?? 0), keys: keys, personal: personal, limit: limit + 1)
+            rows += try snapshot.exits(
+                after: max(position, start ?? .start), below: horizon, keys: keys, personal: personal, limit: limit + 1)
         }
-        rows.sort { $0.seq < $1.seq }
+        rows.sort { $0.position < $1.position }
         let consumed = rows.prefix(pageLength(rows, limit: limit, maxBytes: maxBytes))
         var latest: [RecordKey: PullRow] = [:]
         for row in consumed { latest[row.key] = row }
         let hasMore = rows.count > consumed.count
-        var next = consumed.last?.seq ?? position
-        // An initial sync that read everything continues from where it began.
-        if !hasMore, let start { next = max(next, start) }
+        var next = consumed.last?.position ?? position
+        // Everything below the horizon was read: the next page starts there (an initial sync that
+        // read everything continues from where it began, which is at or below it).
+        if !hasMore { next = max(next, .horizon(horizon)) }
         return PullWindow(
-            changes: latest.values.sorted { $0.seq < $1.seq }, position: next,
+            changes: latest.values.sorted { $0.position < $1.position }, position: next,
             initialSyncStart: start.flatMap { next < $0 ? $0 : nil }, hasMore: hasMore, newServerSeq: newServerSeq)
     }
 }
@@ -88,20 +93,20 @@ extension PullService {
 /// What one pull read: its changes, and where the next page starts.
 struct PullWindow {
     var changes: [PullRow]
-    var position: Int64
+    var position: PullPosition
     /// Kept in the next cursor while the initial sync has not passed its start.
-    var initialSyncStart: Int64?
+    var initialSyncStart: PullPosition?
     var hasMore: Bool
     var newServerSeq: Int64
 }
 
 /// One page of a pull.
 public struct PullPage: Sendable {
-    /// Each change as JSON text, ascending `serverSeq`.
+    /// Each change as JSON text, in (transaction, `serverSeq`) order.
     public var changes: [PullRow]
     /// The signed cursor of the next page.
     public var nextCursor: String
     public var hasMore: Bool
-    /// The highest committed sequence number when the page was read.
+    /// The highest sequence number issued when the page was read.
     public var newServerSeq: Int64
 }

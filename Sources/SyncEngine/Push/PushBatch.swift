@@ -32,9 +32,8 @@ public struct PushOutcome: Sendable, Hashable {
     /// The current results of the device's held ops from earlier pushes that this run
     /// re-attempted or re-checked (for logging and notifications).
     public var settled: [OpResult]
-    /// The sequence counter while the run held its lock: the run's own highest number, or the
-    /// latest committed one when it reserved none. Nil when the run took no lock; a run with a
-    /// ``PushBatch/visit`` always takes it.
+    /// The run's own highest sequence number, or the latest issued one when it reserved none
+    /// but recorded a ``PushBatch/visit``; nil otherwise.
     public var newServerSeq: Int64?
 
     public init(results: [OpResult], settled: [OpResult] = [], newServerSeq: Int64? = nil) {

@@ -98,12 +98,11 @@ public struct PushProcessor: Sendable {
             run.workspace.setHighWater(DeviceHighWater(deviceId: deviceId, highWater: intake.highWater))
         }
         if let visit { run.workspace.record(visit) }
-        let count = run.workspace.changeCount
-        // A visit's event joins the outbox, whose rows need the counter lock even when nothing changed.
-        let numbered = try tx.number(run.workspace.draft, changes: count, lockAnyway: visit != nil)
+        let numbered = try tx.number(run.workspace.draft, changes: run.workspace.changeCount)
+        // A recorded visit always answers a newServerSeq, numbered or not.
+        let newServerSeq = try numbered.last ?? (visit != nil ? tx.latestSequence() : nil)
         return outcome(
-            incoming: incoming, intake: intake, results: results.mapValues { $0.renumbered(numbered.map) },
-            newServerSeq: numbered.first.map { $0 + Int64(count) - 1 })
+            incoming: incoming, intake: intake, results: results.mapValues { $0.renumbered(numbered.map) }, newServerSeq: newServerSeq)
     }
 
     /// Refuses the whole push when an op not received before numbers itself more than `window`
@@ -131,7 +130,7 @@ public struct PushProcessor: Sendable {
 
     /// Loads the records, attachment states and conflict entries the attempts touch.
     private func loadRun(for attempts: [PendingOp], blocked: [String: String], now: Date, in tx: any SyncTransaction) throws -> BatchRun {
-        // Lock order everywhere: device row, conflict entries, records (sorted), sequence counter.
+        // Lock order everywhere: device row, conflict entries, records (sorted).
         let conflictIds = Set(attempts.compactMap(\.op.resolves)).sorted()
         let conflicts = conflictIds.isEmpty ? [] : try tx.conflicts(ids: conflictIds)
         let keys = Set(attempts.map { RecordKey(collection: $0.op.collection, recordId: $0.op.recordId) }).sorted()

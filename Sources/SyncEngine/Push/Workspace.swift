@@ -5,7 +5,7 @@ import SyncProtocol
 /// (so later ops see earlier ops' effects), and the writes collected on the way.
 ///
 /// Sequence numbers handed out here are stand-ins (``ProvisionalSequence``); ``draft`` carries
-/// them to `SyncTransaction.number(_:changes:lockAnyway:)`, which replaces them with reserved ones.
+/// them to `SyncTransaction.number(_:changes:)`, which replaces them with reserved ones.
 struct Workspace {
     let schema: Schema
     /// RFC 3339 server time of this transaction.

@@ -21,10 +21,11 @@ public protocol SyncStore: Sendable {
 ///
 /// A push makes at most seven calls: ``lockDevice(_:)``, ``opLogEntries(deviceId:opIds:)``,
 /// ``conflicts(ids:)`` (only when an op carries `resolves`), ``lockRecords(_:)``,
-/// ``finalizedAttachments(among:)``, ``reserveSequence(count:)`` (only when something changed or a visit is recorded)
-/// and ``write(_:)``. Locks are always taken in the order device row -> conflict entries ->
-/// records (sorted) -> sequence counter, so pushes, server changes and workers never deadlock
-/// one another.
+/// ``finalizedAttachments(among:)``, ``reserveSequence(count:)`` (only when something changed) or
+/// ``latestSequence()`` (a visit with no change), and ``write(_:)``. Locks are always taken in
+/// the order device row -> conflict entries -> records (sorted), so pushes, server changes and
+/// workers never deadlock one another; pushes touching different records and devices never
+/// wait for each other (docs/decisions/0004).
 public protocol SyncTransaction {
     /// Locks the device's row (`SELECT … FOR UPDATE`, inserting it with high-water 0 when absent)
     /// and returns its high-water mark and every op log row of the device whose status is
@@ -55,18 +56,20 @@ public protocol SyncTransaction {
     /// Locks and returns the conflict entries among `ids` (`FOR UPDATE`).
     func conflicts(ids: [String]) throws -> [StoredConflict]
 
-    /// Reserves `count` consecutive sequence numbers and returns the first.
+    /// Reserves `count` (at least 1) new sequence numbers and returns them in ascending order.
     ///
-    /// Must lock the global counter row (`UPDATE sync_counter SET seq = seq + $1 RETURNING seq - $1 + 1`)
-    /// and keep the lock until commit, so commit order equals sequence order and a pull never
-    /// misses a change that commits later with a lower number. Called once, after every read.
-    /// `count` may be 0 (a transaction that only records a visit): it still takes the lock, and
-    /// the answer minus one is the latest committed number.
-    func reserveSequence(count: Int) throws -> Int64
+    /// Called once, after every read: the records the numbers go to are locked by then, so each
+    /// record's numbers grow change after change. Numbers are not tied to commit order (pulls
+    /// order changes by their transaction first, docs/decisions/0004) and need not be consecutive.
+    func reserveSequence(count: Int) throws -> [Int64]
+
+    /// The highest sequence number issued so far, for an answer's `newServerSeq` when the
+    /// transaction numbers nothing itself.
+    func latestSequence() throws -> Int64
 
     /// Sees the transaction's writes before ``reserveSequence(count:)``, with stand-in sequence
     /// numbers (``write(_:)`` then gets the same rows, in the same order, renumbered): a store can
-    /// encode everything the numbers do not change before it takes the counter lock.
+    /// encode everything the numbers do not change ahead.
     func prepare(_ draft: WriteSet)
 
     /// Writes everything at once (one multi-row statement per list of the ``WriteSet``).

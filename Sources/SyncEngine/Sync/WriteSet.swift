@@ -48,8 +48,7 @@ public struct DeviceHighWater: Hashable, Codable, Sendable {
 
 /// A device's sync call as the back office sees it: who synced, from which app version.
 ///
-/// A push records it in its own transaction, under the sequence lock like every outbox event,
-/// so the push costs one transaction and one wait for the lock, not two.
+/// A push records it in its own transaction, so the push costs one transaction, not two.
 public struct SyncVisit: Hashable, Codable, Sendable {
     public var deviceId: String
     public var userId: String
