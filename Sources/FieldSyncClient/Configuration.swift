@@ -42,9 +42,14 @@ extension SyncClient {
         public var maxConsecutiveFailures: Int
         /// How often the automatic loop pulls when nothing else happens.
         public var pollInterval: Duration
+        /// How many photos upload at the same time (at least 1). While one photo waits for the
+        /// server's answer to its registration or finalize, another's chunks keep the link busy,
+        /// so on a slow, distant network the round trips hide behind the transfer.
+        public var photoUploadsInFlight: Int
 
         /// The defaults: URLSession, the system clock, 5 s to 5 min backoff, a ceiling of 10 failed
-        /// attempts, a pull every 15 minutes; `schemaVersion` 3 is the built-in schema's.
+        /// attempts, a pull every 15 minutes, 3 photo uploads at once; `schemaVersion` 3 is the
+        /// built-in schema's.
         public init(serverURL: URL, databasePath: String, appVersion: String, schemaVersion: Int = 3) {
             self.serverURL = serverURL.absoluteString.hasSuffix("/") ? serverURL : serverURL.appendingPathComponent("")
             self.databasePath = databasePath
@@ -58,6 +63,7 @@ extension SyncClient {
             backoff = Backoff()
             maxConsecutiveFailures = 10
             pollInterval = .seconds(15 * 60)
+            photoUploadsInFlight = 3
         }
 
         private static var currentPlatform: String {

@@ -5,32 +5,60 @@ extension SyncCycle {
     /// How many rounds of re-sending missing or suspect chunks one upload gets per cycle.
     static let finalizeRounds = 3
 
-    /// Uploads every queued photo in the order they were added.
+    /// Uploads the queued photos, oldest first, `photoUploadsInFlight` at a time, so the
+    /// round trips of one (register, finalize) overlap another's chunks. After a failure
+    /// that stops the cycle no further upload starts; those in flight end first (their
+    /// results recorded), then the cycle stops with the first failure.
     /// - Returns: how many finished.
     func uploadPhotos() async throws(Stop) -> Int {
         let photos = try await local { try await store.queuedPhotos() }
         report { $0.bytesTotal = photos.reduce(0) { $0 + $1.totalBytes } }
-        var finished = 0
-        for photo in photos {
+        let (finished, stop) = await withTaskGroup(of: Result<Bool, Stop>.self) { group in
+            var waiting = photos.makeIterator()
+            var finished = 0
+            var stop: Stop?
+            for _ in 0..<photoUploadsInFlight {
+                guard let photo = waiting.next() else { break }
+                group.addTask { await upload(photo) }
+            }
+            while let result = await group.next() {
+                switch result {
+                case .success(let done): finished += done ? 1 : 0
+                case .failure(let failure): stop = stop ?? failure
+                }
+                if stop == nil, let photo = waiting.next() { group.addTask { await upload(photo) } }
+            }
+            return (finished, stop)
+        }
+        if let stop { throw stop }
+        return finished
+    }
+
+    /// Uploads one photo and records the outcome on the device.
+    /// - Returns: `.success(true)` once the server holds it verified, `.success(false)` when
+    ///   it was refused for good (an issue for the user), `.failure` when the cycle must stop.
+    private func upload(_ photo: PhotoRow) async -> Result<Bool, Stop> {
+        do throws(Stop) {
             let verified: Bool
             do {
                 verified = try await transfer(photo)
             } catch let failure as APIFailure {
                 guard Self.isPermanent(failure) else { throw await stopping(failure) }
                 try await refuse(photo, failure.code ?? .validationFailed, failure.description)
-                continue
+                return .success(false)
             } catch {
                 try await refuse(photo, .validationFailed, "the copy on this device cannot be read (\(error))")
-                continue
+                return .success(false)
             }
             guard verified else {
                 try await refuse(photo, .fileChecksumMismatch, "the server could not verify it; the copy on this device may be damaged")
-                continue
+                return .success(false)
             }
             try await local { try await store.markPhotoUploaded(photo.attId, at: clock.now()) }
-            finished += 1
+            return .success(true)
+        } catch {
+            return .failure(error)
         }
-        return finished
     }
 
     /// Registers (or resumes) the photo's session, sends the chunks the server lacks, and

@@ -28,6 +28,8 @@ struct SyncCycle: Sendable {
     let clock: ServerClock
     let token: String
     let appVersion: String
+    /// Photos uploading at the same time.
+    let photoUploadsInFlight: Int
 
     /// How long limits from `GET /v1/config` are trusted before they are fetched again.
     static let limitsLifetime: TimeInterval = 3_600

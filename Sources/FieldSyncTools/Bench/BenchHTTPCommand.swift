@@ -80,7 +80,13 @@ final class BenchServer: Sendable {
     /// Lifts the per-device rate limits (simulated devices send far faster than real ones),
     /// then applies `adjust` and stores the settings.
     func updateSettings(_ adjust: (inout ServerSettings) -> Void = { _ in }) throws {
-        let settings = application.core.settings
+        try Self.updateSettings(of: application.core, adjust)
+    }
+
+    /// Lifts the per-device rate limits of the server `core` belongs to (any process on its
+    /// database hears of it), then applies `adjust`.
+    static func updateSettings(of core: Core, _ adjust: (inout ServerSettings) -> Void = { _ in }) throws {
+        let settings = core.settings
         var current = try settings.current()
         current.deviceRequestsPerSecond = 1_000_000
         current.deviceRequestBurst = 1_000_000

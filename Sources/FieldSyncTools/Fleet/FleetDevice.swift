@@ -32,10 +32,14 @@ struct FleetDevice: Sendable {
     /// The job status written by update `u`.
     static func status(_ u: Int) -> String { ["in_progress", "on_hold", "complete"][u % 3] }
 
-    func open(_ transport: any HTTPTransport, serverURL: URL) throws -> SyncClient {
+    /// The device's SDK client; `configure` changes its configuration (e.g. photos in flight).
+    func open(
+        _ transport: any HTTPTransport, serverURL: URL, configure: (inout SyncClient.Configuration) -> Void = { _ in }
+    ) throws -> SyncClient {
         var configuration = SyncClient.Configuration(serverURL: serverURL, databasePath: databasePath, appVersion: Self.appVersion)
         configuration.transport = transport
         configuration.platform = "fieldsync-simulate"
+        configure(&configuration)
         return try SyncClient(configuration: configuration)
     }
 
