@@ -3,11 +3,11 @@ import Foundation
 import SyncProtocol
 import Testing
 
-/// Several photos upload at once, up to the configured number, so the round trips of one
-/// hide behind another's chunks.
+/// Several photos send their chunks at once, up to the configured number, so the round trips
+/// of one hide behind another's chunks.
 @Suite("Photos in flight")
 struct PhotoConcurrencyTests {
-    @Test("With two uploads in flight, the server holds a second photo's registration before the first photo's chunk is sent; never more than two are open")
+    @Test("With two uploads in flight, the server holds another photo's chunk before the first photo's chunk is sent; never more than two chunks are on the way")
     func uploadsOverlap() async throws {
         let bed = try await SDKTestBed.start()
         defer { bed.finish() }
@@ -20,19 +20,19 @@ struct PhotoConcurrencyTests {
             photos.append(photo.id)
         }
         let deviceId = ana.client.deviceId
-        probe.holdFirstChunk { try bed.attachments(deviceId: deviceId).count >= 2 }
+        probe.holdFirstChunk { try !bed.attachmentsWithChunks(deviceId: deviceId).isEmpty }
 
         let status = try await ana.client.sync()
 
         #expect(probe.conditionMet == true)
-        #expect(probe.mostOpen == 2)
+        #expect(probe.mostChunksOut == 2)
         #expect(status.description == "All changes synced")
         #expect(try bed.attachments(deviceId: deviceId).map(\.attId) == photos.sorted())
         #expect(try bed.attachments(deviceId: deviceId).allSatisfy { $0.status == "complete" })
         for k in 1...4 { #expect(try bed.serverRecord("part_usage", "pu-\(k)") != nil) }
     }
 
-    @Test("With one upload in flight, photos go one after another")
+    @Test("With one upload in flight, chunks go one after another")
     func oneAtATime() async throws {
         let bed = try await SDKTestBed.start()
         defer { bed.finish() }
@@ -46,7 +46,7 @@ struct PhotoConcurrencyTests {
         let status = try await ana.client.sync()
 
         #expect(status.description == "All changes synced")
-        #expect(probe.mostOpen == 1)
+        #expect(probe.mostChunksOut == 1)
         #expect(try bed.attachments(deviceId: ana.client.deviceId).map(\.status) == ["complete", "complete", "complete"])
     }
 }

@@ -2,14 +2,13 @@ import FieldSyncClient
 import Foundation
 import Synchronization
 
-/// URLSession that watches photo uploads go by: which are open at once (registration sent,
-/// finalize not yet answered), and, when asked, holds the first chunk back until the server
-/// shows something (or a deadline passes, so a client that never gets there fails instead
-/// of hanging).
+/// URLSession that watches photo uploads go by: how many chunks are on the way at once,
+/// and, when asked, holds the first chunk back until the server shows something (or a
+/// deadline passes, so a client that never gets there fails instead of hanging).
 final class UploadProbe: HTTPTransport {
     private struct State {
-        var open: Set<String> = []
-        var mostOpen = 0
+        var chunksOut = 0
+        var mostChunksOut = 0
         var firstChunkHeld = false
         var condition: (@Sendable () throws -> Bool)?
         var conditionMet: Bool?
@@ -18,8 +17,8 @@ final class UploadProbe: HTTPTransport {
     private let base = URLSessionTransport(timeout: 30)
     private let state = Mutex(State())
 
-    /// The most uploads open at the same moment.
-    var mostOpen: Int { state.withLock { $0.mostOpen } }
+    /// The most chunk requests on the way at the same moment (held ones included).
+    var mostChunksOut: Int { state.withLock { $0.mostChunksOut } }
 
     /// Whether the held chunk went out because `condition` held; nil when none was held.
     var conditionMet: Bool? { state.withLock { $0.conditionMet } }
@@ -30,23 +29,17 @@ final class UploadProbe: HTTPTransport {
     }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let path = request.url.path
-        if request.method == "POST", path.hasSuffix("/v1/attachments"), let attId = Self.attId(registering: request) {
-            state.withLock { state in
-                state.open.insert(attId)
-                state.mostOpen = max(state.mostOpen, state.open.count)
-            }
+        guard request.method == "PUT", request.url.path.contains("/chunks/") else { return try await base.send(request) }
+        state.withLock { state in
+            state.chunksOut += 1
+            state.mostChunksOut = max(state.mostChunksOut, state.chunksOut)
         }
-        if request.method == "PUT", path.contains("/chunks/"), let condition = takeHold() {
+        defer { state.withLock { $0.chunksOut -= 1 } }
+        if let condition = takeHold() {
             let met = try await poll(condition)
             state.withLock { $0.conditionMet = met }
         }
-        let response = try await base.send(request)
-        if path.hasSuffix("/finalize"), (200..<300).contains(response.status) {
-            let attId = path.split(separator: "/").dropLast().last.map(String.init) ?? ""
-            _ = state.withLock { $0.open.remove(attId) }
-        }
-        return response
+        return try await base.send(request)
     }
 
     private func takeHold() -> (@Sendable () throws -> Bool)? {
@@ -65,10 +58,5 @@ final class UploadProbe: HTTPTransport {
             try await Task.sleep(for: .milliseconds(20))
         }
         return try condition()
-    }
-
-    private static func attId(registering request: HTTPRequest) -> String? {
-        guard let body = request.body, let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return nil }
-        return object["attId"] as? String
     }
 }
