@@ -42,9 +42,10 @@ extension SyncClient {
         public var maxConsecutiveFailures: Int
         /// How often the automatic loop pulls when nothing else happens.
         public var pollInterval: Duration
-        /// How many photos upload at the same time (at least 1). While one photo waits for the
-        /// server's answer to its registration or finalize, another's chunks keep the link busy,
-        /// so on a slow, distant network the round trips hide behind the transfer.
+        /// How many photos send their chunks at the same time (1 to 16); as many more register
+        /// or finalize meanwhile. While one photo waits for the server's answer to its
+        /// registration or finalize, others' chunks keep the link busy, so on a slow, distant
+        /// network those round trips hide behind the transfer.
         public var photoUploadsInFlight: Int
 
         /// The defaults: URLSession, the system clock, 5 s to 5 min backoff, a ceiling of 10 failed

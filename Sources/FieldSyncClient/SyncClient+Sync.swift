@@ -77,7 +77,7 @@ extension SyncClient {
         }
         let outcome = try await SyncCycle(
             store: store, api: api, status: statusCenter, clock: clock, token: token, appVersion: configuration.appVersion,
-            photoUploadsInFlight: max(configuration.photoUploadsInFlight, 1)
+            photoUploadsInFlight: min(max(configuration.photoUploadsInFlight, 1), 16)
         ).run()
         let finished = try await store.facts()
         let everythingSent = outcome == .completed && finished.pendingChanges + finished.pendingPhotos == 0

@@ -28,7 +28,7 @@ struct SyncCycle: Sendable {
     let clock: ServerClock
     let token: String
     let appVersion: String
-    /// Photos uploading at the same time.
+    /// Photos sending chunks at the same time (1 to 16).
     let photoUploadsInFlight: Int
 
     /// How long limits from `GET /v1/config` are trusted before they are fetched again.

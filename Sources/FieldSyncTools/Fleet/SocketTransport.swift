@@ -4,7 +4,7 @@ import Synchronization
 
 /// An ``HTTPTransport`` over a small pool of keep-alive sockets to loopback ports: up to
 /// `connections` requests at once, each on a socket of its own, as a phone's HTTP stack keeps
-/// a few connections per host; a socket that failed is dropped and a fresh one opened for the
+/// a few connections per host (URLSession: 6 by default on Apple platforms); a socket that failed is dropped and a fresh one opened for the
 /// next request. The link benchmark uses it instead of URLSession: on Linux, URLSession
 /// (libcurl) sends a request again on a fresh connection when a reused one dies under it, and
 /// after a cut mid-upload that second attempt can go out without its body, so the exchange
@@ -15,7 +15,7 @@ final class SocketTransport: HTTPTransport, Sendable {
     /// One slot per request allowed on the wire at once.
     private let slots: DispatchSemaphore
 
-    init(connections: Int = 4) {
+    init(connections: Int = 6) {
         slots = DispatchSemaphore(value: max(connections, 1))
     }
 
