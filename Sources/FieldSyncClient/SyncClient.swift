@@ -153,4 +153,3 @@ public final class SyncClient: Sendable {
         return record
     }
 }
-

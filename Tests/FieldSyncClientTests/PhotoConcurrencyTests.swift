@@ -7,7 +7,9 @@ import Testing
 /// of one hide behind another's chunks.
 @Suite("Photos in flight")
 struct PhotoConcurrencyTests {
-    @Test("With two uploads in flight, the server holds another photo's chunk before the first photo's chunk is sent; never more than two chunks are on the way")
+    @Test(
+        "With two uploads in flight, the server holds another photo's chunk before the first photo's chunk is sent; never more than two chunks are on the way"
+    )
     func uploadsOverlap() async throws {
         let bed = try await SDKTestBed.start()
         defer { bed.finish() }

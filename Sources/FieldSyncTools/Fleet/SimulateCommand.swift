@@ -122,7 +122,8 @@ enum Simulation {
         let verdict = try host.verifier(day).verify(devices, deviceIds: outcome.deviceIds)
         return Report(
             devices: count, fleet: devices, concurrency: concurrency, day: day, outcome: outcome, verdict: verdict,
-            memory: ProcessMemory.residentMiB(), serverInProcess: serverInProcess, serverMemory: serverPid.flatMap { ProcessMemory.residentMiB(pid: $0) })
+            memory: ProcessMemory.residentMiB(), serverInProcess: serverInProcess,
+            serverMemory: serverPid.flatMap { ProcessMemory.residentMiB(pid: $0) })
     }
 
     /// Runs async work from a synchronous command and waits for it.
