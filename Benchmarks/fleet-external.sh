@@ -10,6 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 port="${FLEET_PORT:-18089}"
 data="$(mktemp -d)"
+# The embedded PostgreSQL runs as its own account when started by root: it must reach the folder.
+chmod 755 "$data"
 .build/release/fieldsync serve --data-dir "$data" --port "$port" >"$data/serve.log" 2>&1 &
 server=$!
 cleanup() {
