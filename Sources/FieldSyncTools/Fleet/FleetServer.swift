@@ -27,6 +27,10 @@ final class FleetServer: Sendable {
     /// `fieldsync user` does (`DATABASE_URL`, or the embedded cluster of `--data-dir`, left
     /// running). Its per-device rate limits are lifted.
     init(external url: URL, arguments: CommandLineArguments, environment: Environment) throws {
+        // Without them this process would start a database of its own, which the server never sees.
+        guard arguments.value("data-dir") != nil || environment["FIELDSYNC_DATA_DIR"] != nil || environment["DATABASE_URL"] != nil else {
+            throw CommandError("--server needs the server's database: DATABASE_URL, or the --data-dir it serves from")
+        }
         let configuration = try AppConfiguration.load(arguments: arguments, environment: environment)
         let logger = Logger(label: "fieldsync.simulate", level: .warning)
         let database = try DatabaseHost.open(configuration, logger: logger)
