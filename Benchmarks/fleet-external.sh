@@ -12,7 +12,10 @@ port="${FLEET_PORT:-18089}"
 data="$(mktemp -d)"
 # The embedded PostgreSQL runs as its own account when started by root: it must reach the folder.
 chmod 755 "$data"
-.build/release/fieldsync serve --data-dir "$data" --port "$port" >"$data/serve.log" 2>&1 &
+# Every simulated device connects from 127.0.0.1: the per-address limits, meant for one
+# client each, would turn most of the fleet away.
+FIELDSYNC_MAX_CONNECTIONS_PER_ADDRESS=0 FIELDSYNC_SPOOL_BYTES_PER_ADDRESS=$((512 << 20)) \
+    .build/release/fieldsync serve --data-dir "$data" --port "$port" >"$data/serve.log" 2>&1 &
 server=$!
 cleanup() {
     kill "$server" 2>/dev/null || true

@@ -62,6 +62,10 @@ final class BenchServer: Sendable {
         configuration.database = nil
         configuration.port = 0
         configuration.adminPassword = Self.adminPassword
+        // Every benchmark client connects from 127.0.0.1: the per-address limits, meant for one
+        // client each, would turn a simulated fleet away.
+        configuration.connections.perAddress = 0
+        configuration.connections.spoolBytesPerAddress = configuration.connections.spoolBytes
         let logger = Logger(label: "fieldsync.bench", level: .warning)
         return BenchServer(application: try Application.start(configuration, logger: logger), directory: directory)
     }
