@@ -46,11 +46,24 @@ struct FleetDevice: Sendable {
     /// Signs in (unless the device already is) and creates the day's jobs, then syncs them
     /// (the morning's network).
     func morning(_ client: SyncClient, _ day: FieldDay) async throws {
-        if try await client.user() == nil { try await client.signIn(username: username, password: password) }
+        if try await client.user() == nil { try await signIn(client) }
         for k in 1...max(day.jobs, 1) where k <= day.jobs {
             try await client.create("jobs", id: jobId(k), ["title": .string("Job \(k) of \(name)"), "status": "in_progress", "notes": "start"])
         }
         _ = try await FleetSync.settle(client)
+    }
+
+    /// Signs in, trying again (as a technician taps again) when the network failed it, up to
+    /// `attempts` times.
+    private func signIn(_ client: SyncClient, attempts: Int = 5) async throws {
+        for attempt in 1... {
+            do {
+                _ = try await client.signIn(username: username, password: password)
+                return
+            } catch SyncClientError.signInFailed where attempt < attempts {
+                try await Task.sleep(for: .milliseconds(200 * attempt))
+            }
+        }
     }
 
     /// The offline part of the day: visits with check-in and check-out, reports with photos,
