@@ -10,7 +10,7 @@ FUZZ = $(PYTHON) Tests/Fuzz/run_schemathesis.py
 FAULT_CYCLES ?= 30
 
 .PHONY: run test test-browser test-sdk-crash test-faults openapi-json openapi-check fuzz fuzz-short build release packages \
-	browser-packages python-env bench-http bench-sync bench-web simulate bench-field-day bench-fleet clean
+	browser-packages python-env bench-http bench-sync bench-web simulate bench-field-day bench-fleet bench-fleet-external clean
 
 ## Installs missing system packages, builds a release binary and serves on the embedded PostgreSQL.
 run: packages release
@@ -108,6 +108,11 @@ bench-field-day: release
 ## 1,000 devices come back online at once against one server: time to drain, memory.
 bench-fleet: release
 	.build/release/fieldsync simulate --devices 1000 --concurrency 1000 --scale 0.1 --photo-bytes 100000 $(SIMULATE_ARGS)
+
+## The same drain with the server in a process of its own, so that its memory shows apart from
+## the devices' (Benchmarks/fleet-external.sh).
+bench-fleet-external: release
+	Benchmarks/fleet-external.sh $(SIMULATE_ARGS)
 
 clean:
 	rm -rf .build

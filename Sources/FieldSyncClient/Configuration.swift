@@ -48,8 +48,15 @@ extension SyncClient {
         /// gzip and inflates the answer itself.)
         public var compactFieldMeta: Bool
 
+        /// How many photos send their chunks at the same time (1 to 16); as many more register
+        /// or finalize meanwhile. While one photo waits for the server's answer to its
+        /// registration or finalize, others' chunks keep the link busy, so on a slow, distant
+        /// network those round trips hide behind the transfer.
+        public var photoUploadsInFlight: Int
+
         /// The defaults: URLSession, the system clock, 5 s to 5 min backoff, a ceiling of 10 failed
-        /// attempts, a pull every 15 minutes, compact field metadata; `schemaVersion` 3 is the built-in schema's.
+        /// attempts, a pull every 15 minutes, compact field metadata, 3 photo uploads at once;
+        /// `schemaVersion` 3 is the built-in schema's.
         public init(serverURL: URL, databasePath: String, appVersion: String, schemaVersion: Int = 3) {
             self.serverURL = serverURL.absoluteString.hasSuffix("/") ? serverURL : serverURL.appendingPathComponent("")
             self.databasePath = databasePath
@@ -64,6 +71,7 @@ extension SyncClient {
             maxConsecutiveFailures = 10
             pollInterval = .seconds(15 * 60)
             compactFieldMeta = true
+            photoUploadsInFlight = 3
         }
 
         private static var currentPlatform: String {

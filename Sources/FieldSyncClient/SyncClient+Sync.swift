@@ -76,7 +76,8 @@ extension SyncClient {
             try await store.setUpgradeRequired(minimum: nil, appVersion: nil)
         }
         let outcome = try await SyncCycle(
-            store: store, api: api, status: statusCenter, clock: clock, token: token, appVersion: configuration.appVersion
+            store: store, api: api, status: statusCenter, clock: clock, token: token, appVersion: configuration.appVersion,
+            photoUploadsInFlight: min(max(configuration.photoUploadsInFlight, 1), 16)
         ).run()
         let finished = try await store.facts()
         let everythingSent = outcome == .completed && finished.pendingChanges + finished.pendingPhotos == 0

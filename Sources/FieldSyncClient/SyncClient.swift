@@ -36,7 +36,8 @@ public final class SyncClient: Sendable {
     let clock: ServerClock
     let statusCenter = StatusCenter()
     let signals = LoopSignals()
-    let cycles = CycleGate()
+    /// One sync cycle (or sign-out) at a time.
+    let cycles = TurnGate(width: 1)
     /// Failed cycles in a row (for backoff and the retry ceiling).
     let failures = Mutex(0)
 
@@ -150,23 +151,5 @@ public final class SyncClient: Sendable {
         try await refreshStatus()
         signals.signal(.localChange)
         return record
-    }
-}
-
-/// Lets one sync cycle (or sign-out) run at a time; later callers wait their turn.
-actor CycleGate {
-    private var busy = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    func acquire() async {
-        guard busy else {
-            busy = true
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    func release() {
-        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
     }
 }

@@ -31,6 +31,21 @@ struct RelayTests {
         #expect(elapsed >= .seconds(Double(down) * 8 / rate * 0.95), "\(down) bytes in \(elapsed)")
     }
 
+    @Test("Connections through the relay share its rate: bytes booked at the same moment leave one after another")
+    func linkIsShared() {
+        let start = ContinuousClock.now
+        let link = LinkClock(bitsPerSecond: 8_000, now: start)
+
+        let first = link.book(500, now: start)
+        let second = link.book(500, now: start)
+        let afterIdle = link.book(500, now: start + .seconds(2))
+
+        #expect(first == start + .milliseconds(500))
+        #expect(second == start + .seconds(1))
+        #expect(afterIdle == start + .milliseconds(2_500))
+        #expect(LinkClock(bitsPerSecond: nil).book(1_000_000, now: start) == start)
+    }
+
     @Test("Connections cut at random mid-transfer: the day still arrives exactly once and no photo restarts from zero")
     func cutsAndResumes() async throws {
         let server = try await FleetSimulationTests.server()

@@ -41,6 +41,17 @@ struct ToolCommandLineTests {
         #expect(unknown.standardError.contains("--bogus") && unknown.standardError.contains("Usage: fieldsync bench web"), "\(unknown)")
     }
 
+    @Test("simulate --server refuses what is not a server's URL, and a --server-pid below 1, before starting anything")
+    func simulateServerOptions() async throws {
+        let notURL = try await FieldSyncCLI.run(["simulate", "--server", "ftp://127.0.0.1/"])
+        let badPid = try await FieldSyncCLI.run(["simulate", "--server", "http://127.0.0.1:9/", "--server-pid", "0"])
+
+        #expect(notURL.status == 1, "\(notURL)")
+        #expect(notURL.standardError == "fieldsync-tools: --server must be a server's URL, e.g. http://127.0.0.1:8080/\n", "\(notURL)")
+        #expect(badPid.status == 1, "\(badPid)")
+        #expect(badPid.standardError == "fieldsync-tools: --server-pid must be a number of at least 1\n", "\(badPid)")
+    }
+
     @Test("Without fieldsync-tools beside it, fieldsync bench exits 1 and says what to build")
     func toolsMissing() throws {
         // A hard link in a folder beside the build products, not a copy: a copy's write handle can

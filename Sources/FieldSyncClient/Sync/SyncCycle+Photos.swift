@@ -5,44 +5,82 @@ extension SyncCycle {
     /// How many rounds of re-sending missing or suspect chunks one upload gets per cycle.
     static let finalizeRounds = 3
 
-    /// Uploads every queued photo in the order they were added.
+    /// Uploads the queued photos, oldest first: up to `photoUploadsInFlight` send chunks at
+    /// once, and as many again register or finalize meanwhile, outside that bound, so the
+    /// link carries chunks while those round trips are under way. After a failure that stops
+    /// the cycle no further upload starts; those in flight end first (their results
+    /// recorded), then the cycle stops with the first failure.
     /// - Returns: how many finished.
     func uploadPhotos() async throws(Stop) -> Int {
         let photos = try await local { try await store.queuedPhotos() }
         report { $0.bytesTotal = photos.reduce(0) { $0 + $1.totalBytes } }
-        var finished = 0
-        for photo in photos {
-            let verified: Bool
-            do {
-                verified = try await transfer(photo)
-            } catch let failure as APIFailure {
-                guard Self.isPermanent(failure) else { throw await stopping(failure) }
-                try await refuse(photo, failure.code ?? .validationFailed, failure.description)
-                continue
-            } catch {
-                try await refuse(photo, .validationFailed, "the copy on this device cannot be read (\(error))")
-                continue
+        let sending = TurnGate(width: photoUploadsInFlight)
+        let (finished, stop) = await withTaskGroup(of: Result<Bool, Stop>.self) { group in
+            var waiting = photos.makeIterator()
+            var finished = 0
+            var stop: Stop?
+            for _ in 0..<photoUploadsInFlight * 2 {
+                guard let photo = waiting.next() else { break }
+                group.addTask { await upload(photo, sending: sending) }
             }
-            guard verified else {
-                try await refuse(photo, .fileChecksumMismatch, "the server could not verify it; the copy on this device may be damaged")
-                continue
+            while let result = await group.next() {
+                switch result {
+                case .success(let done): finished += done ? 1 : 0
+                case .failure(let failure): stop = stop ?? failure
+                }
+                if stop == nil, let photo = waiting.next() { group.addTask { await upload(photo, sending: sending) } }
             }
-            try await local { try await store.markPhotoUploaded(photo.attId, at: clock.now()) }
-            finished += 1
+            return (finished, stop)
         }
+        if let stop { throw stop }
         return finished
     }
 
-    /// Registers (or resumes) the photo's session, sends the chunks the server lacks, and
-    /// finalizes; missing or suspect chunks named by finalize are sent again.
+    /// Uploads one photo and records the outcome on the device.
+    /// - Returns: `.success(true)` once the server holds it verified, `.success(false)` when
+    ///   it was refused for good (an issue for the user), `.failure` when the cycle must stop.
+    private func upload(_ photo: PhotoRow, sending: TurnGate) async -> Result<Bool, Stop> {
+        do throws(Stop) {
+            let verified: Bool
+            do {
+                verified = try await transfer(photo, sending: sending)
+            } catch let failure as APIFailure {
+                guard Self.isPermanent(failure) else { throw await stopping(failure) }
+                try await refuse(photo, failure.code ?? .validationFailed, failure.description)
+                return .success(false)
+            } catch {
+                try await refuse(photo, .validationFailed, "the copy on this device cannot be read (\(error))")
+                return .success(false)
+            }
+            guard verified else {
+                try await refuse(photo, .fileChecksumMismatch, "the server could not verify it; the copy on this device may be damaged")
+                return .success(false)
+            }
+            try await local { try await store.markPhotoUploaded(photo.attId, at: clock.now()) }
+            return .success(true)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Registers (or resumes) the photo's session, sends the chunks the server lacks (on a
+    /// turn of `sending`), and finalizes; missing or suspect chunks named by finalize are sent
+    /// again.
     /// - Returns: whether the server holds the verified photo.
     /// - Throws: `APIFailure` from the server; file errors reading the device's copy.
-    private func transfer(_ photo: PhotoRow) async throws -> Bool {
+    private func transfer(_ photo: PhotoRow, sending: TurnGate) async throws -> Bool {
         var session = try await api.register(photo.registration, token: token)
         var missing = Self.missing(photo, session)
         for _ in 0..<Self.finalizeRounds {
             if session.status == "complete" { return true }
-            for index in missing { try await send(chunk: index, of: photo) }
+            await sending.acquire()
+            do {
+                for index in missing { try await send(chunk: index, of: photo) }
+                await sending.release()
+            } catch {
+                await sending.release()
+                throw error
+            }
             do {
                 _ = try await api.finalize(attId: photo.attId, chunkSha256: photo.chunkSha256, token: token)
                 return true

@@ -1,8 +1,8 @@
 import Foundation
 import SyncProtocol
 
-/// One sync of one device: drop expired local copies, push the outbox, upload queued
-/// photos, push again when deferred ops were waiting for them, then pull until the server
+/// One sync of one device: drop expired local copies, push the outbox while queued photos
+/// upload, push again when deferred ops were waiting for them, then pull until the server
 /// has nothing more. Each step commits as it goes, so a cycle cut anywhere (network, crash)
 /// resumes where it stopped.
 struct SyncCycle: Sendable {
@@ -28,6 +28,8 @@ struct SyncCycle: Sendable {
     let clock: ServerClock
     let token: String
     let appVersion: String
+    /// Photos sending chunks at the same time (1 to 16).
+    let photoUploadsInFlight: Int
 
     /// How long limits from `GET /v1/config` are trusted before they are fetched again.
     static let limitsLifetime: TimeInterval = 3_600
@@ -40,8 +42,8 @@ struct SyncCycle: Sendable {
             if device.limitsFetchedAt.map({ clock.now().timeIntervalSince($0) > Self.limitsLifetime }) ?? true {
                 device.limits = try await refreshLimits()
             }
-            let pushed = try await pushOutbox(limits: device.limits)
-            if try await uploadPhotos() > 0, pushed.deferred > 0 {
+            let (pushed, uploaded) = try await pushWhileUploading(limits: device.limits)
+            if uploaded > 0, pushed.deferred > 0 {
                 _ = try await pushOutbox(limits: device.limits)
             }
             try await pull(from: device.cursor, limit: device.limits.maxPullLimit)
@@ -50,6 +52,27 @@ struct SyncCycle: Sendable {
             return .blocked
         } catch .transient(let failure) {
             return .retryLater(after: failure.retryAfter, reason: failure.description)
+        }
+    }
+
+    /// Pushes the outbox and uploads the queued photos side by side, so neither waits on the
+    /// other's round trips. An op naming a photo still on its way is held by the server
+    /// (deferred) and released when the photo arrives; the push after learns its result.
+    /// When either stops, the other still runs to its end (its answers recorded) before the
+    /// first failure is thrown.
+    /// - Returns: the push's tally and how many photos finished.
+    private func pushWhileUploading(limits: ServerLimits) async throws(Stop) -> (PushTally, Int) {
+        async let pushing = outcome { () async throws(Stop) in try await pushOutbox(limits: limits) }
+        let uploaded = await outcome { () async throws(Stop) in try await uploadPhotos() }
+        let pushed = await pushing
+        return (try pushed.get(), try uploaded.get())
+    }
+
+    private func outcome<T>(_ body: () async throws(Stop) -> T) async -> Result<T, Stop> {
+        do {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
         }
     }
 

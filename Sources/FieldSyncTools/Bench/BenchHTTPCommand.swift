@@ -63,6 +63,10 @@ final class BenchServer: Sendable {
         configuration.database = nil
         configuration.port = 0
         configuration.adminPassword = Self.adminPassword
+        // Every benchmark client connects from 127.0.0.1: the per-address limits, meant for one
+        // client each, would turn a simulated fleet away.
+        configuration.connections.perAddress = 0
+        configuration.connections.spoolBytesPerAddress = configuration.connections.spoolBytes
         configure(&configuration)
         let logger = Logger(label: "fieldsync.bench", level: .warning)
         return BenchServer(application: try Application.start(configuration, logger: logger), directory: directory)
@@ -82,7 +86,13 @@ final class BenchServer: Sendable {
     /// Lifts the per-device rate limits (simulated devices send far faster than real ones),
     /// then applies `adjust` and stores the settings.
     func updateSettings(_ adjust: (inout ServerSettings) -> Void = { _ in }) throws {
-        let settings = application.core.settings
+        try Self.updateSettings(of: application.core, adjust)
+    }
+
+    /// Lifts the per-device rate limits of the server `core` belongs to (any process on its
+    /// database hears of it), then applies `adjust`.
+    static func updateSettings(of core: Core, _ adjust: (inout ServerSettings) -> Void = { _ in }) throws {
+        let settings = core.settings
         var current = try settings.current()
         current.deviceRequestsPerSecond = 1_000_000
         current.deviceRequestBurst = 1_000_000

@@ -32,21 +32,38 @@ struct FleetDevice: Sendable {
     /// The job status written by update `u`.
     static func status(_ u: Int) -> String { ["in_progress", "on_hold", "complete"][u % 3] }
 
-    func open(_ transport: any HTTPTransport, serverURL: URL) throws -> SyncClient {
+    /// The device's SDK client; `configure` changes its configuration (e.g. photos in flight).
+    func open(
+        _ transport: any HTTPTransport, serverURL: URL, configure: (inout SyncClient.Configuration) -> Void = { _ in }
+    ) throws -> SyncClient {
         var configuration = SyncClient.Configuration(serverURL: serverURL, databasePath: databasePath, appVersion: Self.appVersion)
         configuration.transport = transport
         configuration.platform = "fieldsync-simulate"
+        configure(&configuration)
         return try SyncClient(configuration: configuration)
     }
 
     /// Signs in (unless the device already is) and creates the day's jobs, then syncs them
     /// (the morning's network).
     func morning(_ client: SyncClient, _ day: FieldDay) async throws {
-        if try await client.user() == nil { try await client.signIn(username: username, password: password) }
+        if try await client.user() == nil { try await signIn(client) }
         for k in 1...max(day.jobs, 1) where k <= day.jobs {
             try await client.create("jobs", id: jobId(k), ["title": .string("Job \(k) of \(name)"), "status": "in_progress", "notes": "start"])
         }
         _ = try await FleetSync.settle(client)
+    }
+
+    /// Signs in, trying again (as a technician taps again) when the network failed it, up to
+    /// `attempts` times.
+    private func signIn(_ client: SyncClient, attempts: Int = 5) async throws {
+        for attempt in 1... {
+            do {
+                _ = try await client.signIn(username: username, password: password)
+                return
+            } catch SyncClientError.signInFailed where attempt < attempts {
+                try await Task.sleep(for: .milliseconds(200 * attempt))
+            }
+        }
     }
 
     /// The offline part of the day: visits with check-in and check-out, reports with photos,

@@ -14,6 +14,8 @@ struct FleetRun: Sendable {
     /// Devices working (or syncing) at the same moment.
     let concurrency: Int
     let network: FleetNetwork
+    /// Applied to every device's SDK configuration.
+    var configure: @Sendable (inout SyncClient.Configuration) -> Void = { _ in }
 
     /// What happened on the devices' side.
     struct Outcome: Sendable {
@@ -39,7 +41,7 @@ struct FleetRun: Sendable {
         let morning = await Self.timed {
             await forEach(devices) { device in
                 do {
-                    let client = try device.open(network, serverURL: serverURL)
+                    let client = try device.open(network, serverURL: serverURL, configure: configure)
                     defer { try? client.close() }
                     try await device.morning(client, day)
                     outcome.withLock { $0.deviceIds[device.name] = client.deviceId }
@@ -60,7 +62,7 @@ struct FleetRun: Sendable {
         let fieldWork = await Self.timed {
             await forEach(devices) { device in
                 do {
-                    let client = try device.open(network, serverURL: serverURL)
+                    let client = try device.open(network, serverURL: serverURL, configure: configure)
                     defer { try? client.close() }
                     try await device.fieldWork(client, day)
                 } catch {
@@ -76,7 +78,7 @@ struct FleetRun: Sendable {
         let drain = await Self.timed {
             await forEach(devices) { device in
                 do {
-                    let client = try device.open(network, serverURL: serverURL)
+                    let client = try device.open(network, serverURL: serverURL, configure: configure)
                     defer { try? client.close() }
                     let status = try await FleetSync.settle(client)
                     outcome.withLock { $0.issues += status.issueCount }

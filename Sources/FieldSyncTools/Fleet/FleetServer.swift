@@ -7,18 +7,50 @@ import SyncEngine
 import SyncProtocol
 
 /// A fleet's server: FieldSync started in this process on a throwaway embedded PostgreSQL,
-/// as the benchmarks do.
+/// as the benchmarks do, or one running in a process of its own (so that its memory is its
+/// own), reached through its database for accounts and the verdict.
 final class FleetServer: Sendable {
-    let bench: BenchServer
     let host: FleetHost
+    /// Whether the server runs in this process (its memory then includes the devices').
+    let inProcess: Bool
+    private let shutdown: @Sendable () -> Void
 
     init(environment: Environment) throws {
-        bench = try BenchServer.start(environment: environment)
+        let bench = try BenchServer.start(environment: environment)
         try bench.updateSettings()
         host = FleetHost(core: bench.application.core, baseURL: URL(string: "http://127.0.0.1:\(bench.application.port)/")!)
+        inProcess = true
+        shutdown = { bench.stop() }
     }
 
-    func stop() { bench.stop() }
+    /// The FieldSync serving `url` in another process, whose database this process opens as
+    /// `fieldsync user` does (`DATABASE_URL`, or the embedded cluster of `--data-dir`, left
+    /// running). Its per-device rate limits are lifted.
+    init(external url: URL, arguments: CommandLineArguments, environment: Environment) throws {
+        // Without them this process would start a database of its own, which the server never sees.
+        guard arguments.value("data-dir") != nil || environment["FIELDSYNC_DATA_DIR"] != nil || environment["DATABASE_URL"] != nil else {
+            throw CommandError("--server needs the server's database: DATABASE_URL, or the --data-dir it serves from")
+        }
+        let configuration = try AppConfiguration.load(arguments: arguments, environment: environment)
+        let logger = Logger(label: "fieldsync.simulate", level: .warning)
+        let database = try DatabaseHost.open(configuration, logger: logger)
+        let core: Core
+        do {
+            core = try Core.open(configuration, database: database.configuration, logger: logger)
+            try BenchServer.updateSettings(of: core)
+        } catch {
+            try? database.close()
+            throw error
+        }
+        host = FleetHost(core: core, baseURL: url)
+        inProcess = false
+        shutdown = {
+            core.close()
+            try? database.close()
+        }
+    }
+
+    func stop() { shutdown() }
 }
 
 /// A running FieldSync of this process, seen by a fleet: its teams and users are created
@@ -56,11 +88,13 @@ struct FleetHost: Sendable {
     }
 }
 
-/// This process's memory, from /proc (Linux).
+/// A process's memory, from /proc (Linux).
 enum ProcessMemory {
-    /// Resident set size now and at its peak, in MiB; nil where /proc is absent.
-    static func residentMiB() -> (now: Double, peak: Double)? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+    /// Resident set size now and at its peak, in MiB, of this process or the one `pid`
+    /// names; nil where /proc is absent or the process is gone.
+    static func residentMiB(pid: Int? = nil) -> (now: Double, peak: Double)? {
+        let path = "/proc/\(pid.map(String.init) ?? "self")/status"
+        guard let status = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         func kilobytes(_ field: String) -> Double? {
             status.split(separator: "\n").first { $0.hasPrefix(field + ":") }
                 .flatMap { Double($0.dropFirst(field.count + 1).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") }

@@ -8,13 +8,13 @@ import Support
 struct SimulateCommand: Command {
     let path = ["simulate"]
     let summary = "run a fleet of SDK devices through a field day and verify the server lost nothing"
-    let valueOptions = FieldDay.options.union(["devices", "concurrency"])
+    let valueOptions = FieldDay.options.union(["devices", "concurrency", "server", "server-pid", "data-dir"])
     let usage = """
-        Usage: fieldsync simulate [--devices 20] [--concurrency 64] [--scale 1] [day options]
+        Usage: fieldsync simulate [--devices 20] [--concurrency 64] [--server URL [--server-pid PID]] [--scale 1] [day options]
 
-        Starts FieldSync on a throwaway embedded PostgreSQL, creates a dispatcher and --devices
-        field users in teams of \(FleetHost.teamSize), and gives each a device: the FieldSyncClient
-        SDK with its own SQLite file. Compressed in time, each device works a field day:
+        Starts FieldSync on a throwaway embedded PostgreSQL (or uses the one at --server),
+        creates a dispatcher and --devices field users in teams of \(FleetHost.teamSize), and gives
+        each a device: the FieldSyncClient SDK with its own SQLite file. Compressed in time, each device works a field day:
           morning   signs in, creates its jobs, syncs;
           office    a dispatcher changes the notes of some of those jobs;
           offline   visits (check-in, work, check-out), reports with photos, orders, status
@@ -27,6 +27,12 @@ struct SimulateCommand: Command {
         Options:
           --devices N        simulated devices (default 20)
           --concurrency N    devices active at once (default 64)
+          --server URL       a FieldSync already running in its own process (e.g.
+                             http://127.0.0.1:8080/), so that its memory is measured apart from
+                             the devices'; its database is opened as `fieldsync user` does
+                             (DATABASE_URL, or the embedded cluster of --data-dir / FIELDSYNC_DATA_DIR)
+                             for the accounts and the verdict; its rate limits are lifted
+          --server-pid PID   that server's process: its memory is reported too (Linux)
         \(FieldDay.help)
         """
 
@@ -34,10 +40,25 @@ struct SimulateCommand: Command {
         let devices = try arguments.number("devices", 20)
         let concurrency = try arguments.number("concurrency", 64)
         let day = try FieldDay(arguments)
-        let report = try Simulation.run(devices: devices, concurrency: concurrency, day: day, environment: environment) {
+        let log: @Sendable (String) -> Void = {
             print($0)
             // Progress shows as it happens, also when the output is a file.
             fflush(nil)
+        }
+        let report: Simulation.Report
+        if let address = arguments.value("server") {
+            guard let url = URL(string: address), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+                throw CommandError("--server must be a server's URL, e.g. http://127.0.0.1:8080/")
+            }
+            let pid: Int? = arguments.value("server-pid") != nil ? try arguments.number("server-pid", 1) : nil
+            let server = try FleetServer(external: url, arguments: arguments, environment: environment)
+            defer { server.stop() }
+            report = try Simulation.blocking {
+                try await Simulation.run(
+                    on: server.host, devices: devices, concurrency: concurrency, day: day, serverInProcess: false, serverPid: pid, log: log)
+            }
+        } else {
+            report = try Simulation.run(devices: devices, concurrency: concurrency, day: day, environment: environment, log: log)
         }
         print(report.table)
         return report.verdict.isExact && report.outcome.failures.isEmpty ? 0 : 1
@@ -54,7 +75,11 @@ enum Simulation {
         let day: FieldDay
         let outcome: FleetRun.Outcome
         let verdict: FleetVerifier.Verdict
+        /// This process's memory.
         let memory: (now: Double, peak: Double)?
+        let serverInProcess: Bool
+        /// The server's memory, when it runs in a process of its own that was named.
+        let serverMemory: (now: Double, peak: Double)?
 
         var table: String { SimulationTable(report: self).text }
     }
@@ -62,23 +87,26 @@ enum Simulation {
     /// Starts a server and runs the fleet on it (see `run(on:…)`).
     static func run(
         devices count: Int, concurrency: Int, day: FieldDay, environment: Environment, route: (@Sendable (URL) throws -> URL)? = nil,
-        transport: (any HTTPTransport)? = nil, networkBack: @escaping @Sendable () -> Void = {}, log: @escaping @Sendable (String) -> Void
+        transport: (any HTTPTransport)? = nil, configure: @escaping @Sendable (inout SyncClient.Configuration) -> Void = { _ in },
+        networkBack: @escaping @Sendable () -> Void = {}, log: @escaping @Sendable (String) -> Void
     ) throws -> Report {
         let server = try FleetServer(environment: environment)
         defer { server.stop() }
         return try blocking {
             try await run(
-                on: server.host, devices: count, concurrency: concurrency, day: day, route: route, transport: transport, networkBack: networkBack,
-                log: log)
+                on: server.host, devices: count, concurrency: concurrency, day: day, route: route, transport: transport, configure: configure,
+                networkBack: networkBack, log: log)
         }
     }
 
     /// Creates the fleet's accounts on `host`, runs the day (through `route` when given: it
     /// turns the server's URL into the one devices use, e.g. a relay's; over `transport`,
-    /// URLSession by default) and verifies.
+    /// URLSession by default, each device's SDK configured by `configure`) and verifies.
     static func run(
         on host: FleetHost, devices count: Int, concurrency: Int, day: FieldDay, route: (@Sendable (URL) throws -> URL)? = nil,
-        transport: (any HTTPTransport)? = nil, networkBack: @escaping @Sendable () -> Void = {}, log: @escaping @Sendable (String) -> Void
+        transport: (any HTTPTransport)? = nil, configure: @escaping @Sendable (inout SyncClient.Configuration) -> Void = { _ in },
+        serverInProcess: Bool = true, serverPid: Int? = nil, networkBack: @escaping @Sendable () -> Void = {},
+        log: @escaping @Sendable (String) -> Void
     ) async throws -> Report {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-fleet-\(host.run)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -87,13 +115,15 @@ enum Simulation {
         let url = try route?(host.baseURL) ?? host.baseURL
         let fleet = FleetRun(
             serverURL: url, devices: devices, dispatcher: dispatcher, day: day, concurrency: concurrency,
-            network: FleetNetwork(bases: transport.map { [$0] } ?? (0..<min(count, 32)).map { _ in URLSessionTransport(timeout: 120) }))
+            network: FleetNetwork(bases: transport.map { [$0] } ?? (0..<min(count, 32)).map { _ in URLSessionTransport(timeout: 120) }),
+            configure: configure)
         let outcome = try await fleet.run(log: log, networkBack: networkBack)
         log("verifying on the server")
         let verdict = try host.verifier(day).verify(devices, deviceIds: outcome.deviceIds)
         return Report(
             devices: count, fleet: devices, concurrency: concurrency, day: day, outcome: outcome, verdict: verdict,
-            memory: ProcessMemory.residentMiB())
+            memory: ProcessMemory.residentMiB(), serverInProcess: serverInProcess,
+            serverMemory: serverPid.flatMap { ProcessMemory.residentMiB(pid: $0) })
     }
 
     /// Runs async work from a synchronous command and waits for it.

@@ -37,8 +37,11 @@ struct SimulationTable {
                 network.chunksResent, network.photosRestarted),
         ]
         if let memory = report.memory {
-            lines.append(
-                String(format: "memory: resident %.0f MiB now, %.0f MiB at peak (server and devices in one process)", memory.now, memory.peak))
+            let scope = report.serverMemory == nil && report.serverInProcess ? "server and devices in one process" : "the devices' process"
+            lines.append(String(format: "memory: resident %.0f MiB now, %.0f MiB at peak (%@)", memory.now, memory.peak, scope))
+        }
+        if let memory = report.serverMemory {
+            lines.append(String(format: "server memory: resident %.0f MiB now, %.0f MiB at peak (its own process)", memory.now, memory.peak))
         }
         lines += outcome.failures.prefix(10).map { "device failure: \($0)" } + verdict.problems.map { "problem: \($0)" }
         lines.append(

@@ -1,4 +1,5 @@
 import App
+import FieldSyncClient
 import Foundation
 import Support
 import Synchronization
@@ -7,9 +8,10 @@ import Synchronization
 struct BenchFieldDayCommand: Command {
     let path = ["bench", "field-day"]
     let summary = "sync a full field day through a shaped relay per link: time against the link's limit, loss, photo restarts"
-    let valueOptions = FieldDay.options.union(["links", "latency", "cut-every"])
+    let valueOptions = FieldDay.options.union(["links", "latency", "cut-every", "photo-uploads", "trace"])
     let usage = """
-        Usage: fieldsync bench field-day [--links 1mbit,200kbit] [--latency 200] [--cut-every 4000000] [day options]
+        Usage: fieldsync bench field-day [--links 1mbit,200kbit] [--latency 200] [--cut-every 4000000] [--photo-uploads 3]
+                                         [--trace FILE] [day options]
 
         For each link (the same rate each way), starts a fresh server behind `fieldsync relay`
         with that rate, --latency ms added per round trip and connections cut at random every
@@ -17,12 +19,16 @@ struct BenchFieldDayCommand: Command {
         through it. Measures the sync after the network returns: its time against the link's
         limit (bytes each way / rate, the busier direction; also (up + down) / rate), ops lost
         (must be 0) and photos whose upload restarted from zero after a cut (must be 0).
-        Exits 1 on any loss or restart.
+        Also shows where the time went: requests of each kind with their summed time, and how
+        long no request was out at all. Exits 1 on any loss or restart.
 
         Options:
           --links R,R        link rates (default 1mbit,200kbit)
           --latency MS       added round-trip time (default 200)
           --cut-every B      mean bytes between cuts (default 4000000; 0: no cuts)
+          --photo-uploads N  photos the device uploads at once (default: the SDK's, 3)
+          --trace FILE       write every request of the sync (start, end, kind, status, bytes)
+                             to FILE.<bits per second>, a tab-separated table per link
         \(FieldDay.help)
         """
 
@@ -31,6 +37,8 @@ struct BenchFieldDayCommand: Command {
         let rates = try (arguments.value("links") ?? "1mbit,200kbit").split(separator: ",").map { try LinkShape.rate(String($0)) }
         let latency = try arguments.number("latency", 200, minimum: 0)
         let cutEvery = try arguments.number("cut-every", 4_000_000, minimum: 0)
+        let uploads: Int? = arguments.value("photo-uploads") != nil ? try arguments.number("photo-uploads", 3) : nil
+        let trace = arguments.value("trace")
         var clean = true
         var rows: [String] = []
         for rate in rates {
@@ -39,6 +47,7 @@ struct BenchFieldDayCommand: Command {
             print("field day over \(shape)")
             let relay = Mutex<TCPRelay?>(nil)
             let atNetworkBack = Mutex(TCPRelay.Counters())
+            let timeline = RequestTimeline(SocketTransport())
             let report = try Simulation.run(
                 devices: 1, concurrency: 1, day: day, environment: environment,
                 route: { url in
@@ -47,8 +56,12 @@ struct BenchFieldDayCommand: Command {
                     relay.withLock { $0 = started }
                     return URL(string: "http://127.0.0.1:\(started.port)/")!
                 },
-                transport: SocketTransport(),
-                networkBack: { atNetworkBack.withLock { $0 = relay.withLock { $0?.totals } ?? TCPRelay.Counters() } },
+                transport: timeline,
+                configure: { configuration in uploads.map { configuration.photoUploadsInFlight = $0 } },
+                networkBack: {
+                    atNetworkBack.withLock { $0 = relay.withLock { $0?.totals } ?? TCPRelay.Counters() }
+                    timeline.start()
+                },
                 log: {
                     print("  \($0)")
                     fflush(nil)
@@ -71,6 +84,8 @@ struct BenchFieldDayCommand: Command {
                     LinkShape.format(rate), latency, seconds, limit, seconds / max(limit, 0.001), sumLimit, seconds / max(sumLimit, 0.001),
                     Double(up) / 1e6, Double(down) / 1e6, end.cuts - start.cuts, lost, restarted, report.outcome.network.chunksResent))
             print(report.table)
+            print("  where the sync's time went:\n" + timeline.summary(until: .seconds(seconds)))
+            if let trace { try (timeline.tsv() + "\n").write(toFile: "\(trace).\(Int(rate))", atomically: true, encoding: .utf8) }
         }
         print("\nFieldSync field day over shaped links (\(day.ops) ops, \(day.photos) photos of \(day.photoBytes) B)")
         for row in rows { print(row) }

@@ -11,10 +11,10 @@ struct RelayCommand: Command {
         Usage: fieldsync relay --to PORT [--listen PORT] [--rate 1mbit] [--latency 200] [--cut-every 2000000]
 
         Accepts connections on 127.0.0.1:--listen (default: a free port, printed) and joins each
-        to 127.0.0.1:--to through a link shaped in user space: each direction is paced at its
-        rate and delayed by half the latency, and, with --cut-every, connections are dropped
-        at random in the middle of a transfer. Point devices at the relay to see how they do
-        on a slow or unreliable network. Prints what it relayed when stopped (SIGINT/SIGTERM).
+        to 127.0.0.1:--to through one link shaped in user space: each direction is paced at its
+        rate, shared by all connections, and delayed by half the latency, and, with --cut-every,
+        connections are dropped at random in the middle of a transfer. Point a device at the
+        relay to see how it does on a slow or unreliable network. Prints what it relayed when stopped (SIGINT/SIGTERM).
 
         Options:
           --to PORT          the server's port on 127.0.0.1

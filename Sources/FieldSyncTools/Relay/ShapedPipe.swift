@@ -61,14 +61,13 @@ final class RelayedConnection: Sendable {
 }
 
 /// One direction of a relayed connection: bytes read from `from` leave the link at its
-/// rate, arrive `delay` later, and are written to `to`. At most `window` bytes wait in the
-/// link, so a fast sender is held back as by a real one.
+/// rate (shared with the link's other connections), arrive `delay` later, and are written to
+/// `to`. At most `window` bytes wait in the link, so a fast sender is held back as by a real one.
 final class ShapedPipe: @unchecked Sendable {
-    // @unchecked: the queue, its byte count, `linkFreeAt` and `readerDone` are touched only
-    // under `condition`.
+    // @unchecked: the queue, its byte count and `readerDone` are touched only under `condition`.
     private let from: Int32
     private let to: Int32
-    private let bitsPerSecond: Double?
+    private let link: LinkClock
     private let delay: Duration
     private let connection: RelayedConnection
     private let counted: @Sendable (Int) -> Void
@@ -76,17 +75,17 @@ final class ShapedPipe: @unchecked Sendable {
     private var queue: [(data: Data, deliverAt: ContinuousClock.Instant)] = []
     private var queuedBytes = 0
     private var readerDone = false
-    private var linkFreeAt = ContinuousClock.now
     private let readSize: Int
     private let window: Int
 
     init(
-        from: Int32, to: Int32, bitsPerSecond: Double?, delay: Duration, connection: RelayedConnection,
+        from: Int32, to: Int32, link: LinkClock, delay: Duration, connection: RelayedConnection,
         counted: @escaping @Sendable (Int) -> Void
     ) {
-        (self.from, self.to, self.bitsPerSecond, self.delay, self.connection, self.counted) = (from, to, bitsPerSecond, delay, connection, counted)
-        // About 20 ms of the link per read keeps the pacing smooth.
-        readSize = bitsPerSecond.map { max(512, min(65_536, Int($0 / 8 / 50))) } ?? 65_536
+        (self.from, self.to, self.link, self.delay, self.connection, self.counted) = (from, to, link, delay, connection, counted)
+        // About 20 ms of the link per read keeps the pacing smooth (and connections sharing it
+        // take turns at that grain).
+        readSize = link.bitsPerSecond.map { max(512, min(65_536, Int($0 / 8 / 50))) } ?? 65_536
         window = max(readSize * 8, 64 * 1024)
     }
 
@@ -98,10 +97,7 @@ final class ShapedPipe: @unchecked Sendable {
             let data = Data(buffer[0..<count])
             condition.lock()
             while queuedBytes > window && !connection.wasCut { condition.wait() }
-            let now = ContinuousClock.now
-            let start = max(now, linkFreeAt)
-            linkFreeAt = start + (bitsPerSecond.map { .seconds(Double(count * 8) / $0) } ?? .zero)
-            queue.append((data, linkFreeAt + delay))
+            queue.append((data, link.book(count) + delay))
             queuedBytes += count
             condition.broadcast()
             condition.unlock()

@@ -8,9 +8,10 @@ import Darwin
 #endif
 
 /// A user-space TCP relay on loopback that shapes what passes through it: each connection
-/// accepted on `port` is joined to the target port, and each direction goes through a link
-/// of the shape's rate and delay; connections are cut at random mid-transfer when the shape
-/// asks for it. (No kernel traffic control needed.)
+/// accepted on `port` is joined to the target port through one link of the shape's rate and
+/// delay, which all connections share (its rate is the link's, not each connection's);
+/// connections are cut at random mid-transfer when the shape asks for it. (No kernel traffic
+/// control needed.)
 final class TCPRelay: Sendable {
     let port: Int
     let shape: LinkShape
@@ -18,6 +19,8 @@ final class TCPRelay: Sendable {
     private let targetPort: Int
     private let counters = Mutex(Counters())
     private let stopping = Atomic(false)
+    private let upLink: LinkClock
+    private let downLink: LinkClock
 
     /// Bytes relayed each way, connections and cuts.
     struct Counters: Sendable {
@@ -32,6 +35,8 @@ final class TCPRelay: Sendable {
     init(targetPort: Int, shape: LinkShape, listenPort: Int = 0) throws {
         self.targetPort = targetPort
         self.shape = shape
+        upLink = LinkClock(bitsPerSecond: shape.upBitsPerSecond)
+        downLink = LinkClock(bitsPerSecond: shape.downBitsPerSecond)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RelayError("socket: \(String(cString: strerror(errno)))") }
         var yes: Int32 = 1
@@ -96,10 +101,10 @@ final class TCPRelay: Sendable {
         let budget = shape.meanBytesBeforeCut.map { Int64(Double($0) * -log(Double.random(in: Double.ulpOfOne..<1))) }
         let connection = RelayedConnection(client: client, server: server, budget: budget) { [self] in counters.withLock { $0.cuts += 1 } }
         let half = shape.latency / 2
-        let up = ShapedPipe(from: client, to: server, bitsPerSecond: shape.upBitsPerSecond, delay: half, connection: connection) { [self] n in
+        let up = ShapedPipe(from: client, to: server, link: upLink, delay: half, connection: connection) { [self] n in
             counters.withLock { $0.bytesUp += Int64(n) }
         }
-        let down = ShapedPipe(from: server, to: client, bitsPerSecond: shape.downBitsPerSecond, delay: half, connection: connection) { [self] n in
+        let down = ShapedPipe(from: server, to: client, link: downLink, delay: half, connection: connection) { [self] n in
             counters.withLock { $0.bytesDown += Int64(n) }
         }
         connection.run([up, down])

@@ -60,6 +60,19 @@ extension SDKTestBed {
         }
     }
 
+    /// The attachments of `deviceId` of which the server holds at least one chunk.
+    func attachmentsWithChunks(deviceId: String) throws -> Set<String> {
+        try server.core.database.withConnection { connection in
+            Set(
+                try connection.query(
+                    """
+                    SELECT DISTINCT a.att_id FROM attachments a JOIN attachment_chunks c ON c.attachment_id = a.id
+                    WHERE a.device_id = \(deviceId)
+                    """
+                ).map { try $0.decode(0, as: String.self) })
+        }
+    }
+
     /// A pull cursor for the same position as `cursor`, but issued `days` ago.
     func agedCursor(_ cursor: String, days: Double) throws -> String {
         var decoded = try server.application.feature(SyncFeature.self)!.cursors.decode(cursor)
