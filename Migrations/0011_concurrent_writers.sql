@@ -23,18 +23,24 @@ CREATE FUNCTION change_horizon() RETURNS xid8 LANGUAGE sql STABLE AS $$
 $$;
 
 -- Waits (up to `timeout`) until every transaction that `change_horizon()` would count and that
--- was running when called has ended, so that a read started next sees every change committed
--- before the call: a device that pushed, then pulls, gets its own change even while other
--- writers are mid-transaction. Pushes last milliseconds; a longer writer is waited for only
--- until the timeout, and the read then serves what lies below it.
-CREATE FUNCTION await_change_horizon(timeout interval) RETURNS void LANGUAGE plpgsql VOLATILE AS $$
+-- was running when called has ended, and returns the highest horizon it saw. A read started
+-- next may serve everything below that value: each horizon computed at an earlier moment still
+-- holds later (what ended stays ended), while the reader's own `change_horizon()` can come out
+-- lower when a transaction of another database ends between its snapshot and its look at
+-- `pg_locks` (unknown, so counted). So a device that pushed, then pulls, gets its own change
+-- even while other writers are mid-transaction. Pushes last milliseconds; a longer writer is
+-- waited for only until the timeout, and the read then serves what lies below it.
+CREATE FUNCTION await_change_horizon(timeout interval) RETURNS xid8 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
     target   xid8 := pg_snapshot_xmax(pg_current_snapshot());
     deadline timestamptz := clock_timestamp() + timeout;
+    reached  xid8 := change_horizon();
 BEGIN
-    WHILE change_horizon() < target AND clock_timestamp() < deadline LOOP
+    WHILE reached < target AND clock_timestamp() < deadline LOOP
         PERFORM pg_sleep(0.0005);
+        reached := greatest(reached, change_horizon());
     END LOOP;
+    RETURN reached;
 END
 $$;
 

@@ -10,8 +10,6 @@ import SyncProtocol
 /// id can commit after a feed has passed it (docs/decisions/0004). Reads first wait briefly for
 /// the writers running when they start, so a feed woken by a commit gets that commit's events.
 public struct PostgresOutboxReader: OutboxReader {
-    static let settled = ChangeHorizon.firstUnsettledEventId
-
     let database: PostgresClient
     let logger: Logger
 
@@ -22,19 +20,19 @@ public struct PostgresOutboxReader: OutboxReader {
 
     public func latestId() throws -> Int64 {
         try database.connection { connection in
-            _ = try connection.query(ChangeHorizon.await)
-            return try connection.query("SELECT coalesce(max(id), 0) FROM events WHERE id < \(unescaped: Self.settled)")[0]
+            let settled = ChangeHorizon.firstUnsettledEventId(floor: try ChangeHorizon.awaited(on: connection))
+            return try connection.query("SELECT coalesce(max(id), 0) FROM events WHERE id < \(unescaped: settled)")[0]
                 .decode(0, as: Int64.self)
         }
     }
 
     public func entries(after: Int64, through: Int64 = .max, limit: Int) throws -> [OutboxEntry] {
         try database.connection { connection in
-            _ = try connection.query(ChangeHorizon.await)
+            let settled = ChangeHorizon.firstUnsettledEventId(floor: try ChangeHorizon.awaited(on: connection))
             return try connection.query(
                 """
                 SELECT id, type, data::text, audience, data->>'collection' FROM events
-                WHERE id > \(after) AND id <= \(through) AND id < \(unescaped: Self.settled) ORDER BY id LIMIT \(limit)
+                WHERE id > \(after) AND id <= \(through) AND id < \(unescaped: settled) ORDER BY id LIMIT \(limit)
                 """
             ).map { row in
                 OutboxEntry(
@@ -55,7 +53,7 @@ public struct PostgresOutboxReader: OutboxReader {
                        next.id, next.created_at
                 FROM (SELECT 1) AS one
                 LEFT JOIN LATERAL (
-                    SELECT id, created_at FROM events WHERE id > \(lastEventId) AND id < \(unescaped: Self.settled) ORDER BY id LIMIT 1
+                    SELECT id, created_at FROM events WHERE id > \(lastEventId) AND id < \(unescaped: ChangeHorizon.firstUnsettledEventId(floor: 0)) ORDER BY id LIMIT 1
                 ) AS next ON true
                 """)[0]
             let nextId = try row.decode(2, as: Int64?.self)

@@ -17,12 +17,12 @@ public struct PostgresPullReader: PullReader {
         try database.connection { connection in
             // Writers mid-transaction when the pull arrives hold the horizon below what committed
             // before it: wait for them briefly, so a device sees its own last push.
-            _ = try connection.query(ChangeHorizon.await)
+            let awaited = try ChangeHorizon.awaited(on: connection)
             return try connection.transaction { connection in
                 // One snapshot for the horizon, the records and the exits. Queued, so it travels
                 // with `BEGIN` and the first read instead of costing a round trip of its own.
                 try connection.enqueue(["SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"])
-                return try body(PostgresPullSnapshot(connection: connection))
+                return try body(PostgresPullSnapshot(connection: connection, awaitedHorizon: awaited))
             }
         }
     }
@@ -31,14 +31,17 @@ public struct PostgresPullReader: PullReader {
 /// The reads of one pull on its transaction's snapshot.
 struct PostgresPullSnapshot: PullSnapshot {
     let connection: PostgresConnection
+    /// The horizon reached while waiting for writers before the snapshot was taken.
+    let awaitedHorizon: Int64
 
     func latestSequence() throws -> Int64 {
         try connection.query(ServerSequence.latest)[0].decode(0, as: Int64.self)
     }
 
     func horizon() throws -> Int64 {
-        // Every transaction of this database below it has ended (docs/decisions/0004).
-        try connection.query(ChangeHorizon.current)[0].decode(0, as: Int64.self)
+        // Every transaction of this database below it has ended (docs/decisions/0004); the one
+        // reached while waiting holds as well, and this snapshot's own can come out lower.
+        max(try connection.query(ChangeHorizon.current)[0].decode(0, as: Int64.self), awaitedHorizon)
     }
 
     func records(

@@ -21,14 +21,23 @@ package enum ChangeHorizon {
     /// The horizon of the statement's snapshot (of the transaction's, in repeatable read).
     static let current: PostgresQuery = "SELECT change_horizon()"
 
-    /// Waits, up to 1 s, for the writers running now to end; run it before taking a snapshot. Pushes end
-    /// in milliseconds; the bound is for a longer writer (a worker pass, maintenance).
-    static let await: PostgresQuery = "SELECT await_change_horizon(interval '1 second')"
+    /// Waits, up to 1 s, for the writers running now to end, and answers a horizon that a snapshot
+    /// taken next may use in place of a lower one of its own; run it before taking a snapshot.
+    /// Pushes end in milliseconds; the bound is for a longer writer (a worker pass, maintenance).
+    static let awaitWriters: PostgresQuery = "SELECT await_change_horizon(interval '1 second')"
+
+    /// Waits as `awaitWriters` does and returns its horizon.
+    static func awaited(on connection: PostgresConnection) throws -> Int64 {
+        try connection.query(awaitWriters)[0].decode(0, as: Int64.self)
+    }
 
     /// The highest serverSeq under which every number has settled, after waiting up to 1 s
     /// for the writers running now; NULL when they did not end in time.
     static let settledServerSeq: PostgresQuery = "SELECT settled_server_seq(interval '1 second')"
 
-    /// The first outbox id a writer running now (or later) could write, as SQL.
-    static let firstUnsettledEventId = "(change_horizon()::text::bigint << 20)"
+    /// The first outbox id a writer running now (or later) could write, as SQL; `floor` is a
+    /// horizon from `awaited(on:)` (0 for none).
+    static func firstUnsettledEventId(floor: Int64) -> String {
+        "(greatest(change_horizon(), '\(floor)'::xid8)::text::bigint << 20)"
+    }
 }
