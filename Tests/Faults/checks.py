@@ -11,7 +11,7 @@ from wire import Refused
 def snapshot(office):
     """Every live record from an initial sync (cursor 0), and the newServerSeq it was taken at.
     Run while the devices are paused, so no write lands between its pages."""
-    changes, _ = office.follow(None, 0)
+    changes, _ = office.follow(None, {})
     records = {}
     for change in changes:
         apply_change(records, change)

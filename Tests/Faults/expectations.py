@@ -28,8 +28,11 @@ class Applied:
         return state
 
     def sequence_faults(self, final_seq):
-        """serverSeqs claimed by two ops, and serverSeqs up to `final_seq` that no acknowledged op holds
-        (a change committed without its op, or an op applied twice)."""
+        """serverSeqs claimed by two ops, and serverSeqs up to `final_seq` that no acknowledged op holds.
+
+        The second are not faults by themselves: numbers come from a sequence, and a transaction
+        cut by a kill takes its numbers with it (docs/decisions/0004). A change committed without
+        its op shows in the snapshots instead."""
         claims = collections.Counter(seq for seq, _, _ in self.entries)
         duplicates = sorted(seq for seq, count in claims.items() if count > 1)
         unaccounted = [seq for seq in range(1, final_seq + 1) if seq not in claims]
