@@ -13,6 +13,7 @@ import urllib.error
 import urllib.request
 import uuid
 
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
@@ -48,14 +49,16 @@ class BrowserTestCase(unittest.TestCase):
         self.driver = chromium(javascript=self.javascript)
         self.addCleanup(self.driver.quit)
 
-    def wait(self, condition, seconds=10):
-        return WebDriverWait(self.driver, seconds, poll_frequency=0.02).until(condition)
+    def wait(self, condition, seconds=10, ignored=None):
+        return WebDriverWait(self.driver, seconds, poll_frequency=0.02, ignored_exceptions=ignored).until(condition)
 
     def follow(self, by, value):
         """Clicks a link or submit button and waits until the next page has replaced this one."""
         page = self.driver.find_element(By.TAG_NAME, "html")
         self.driver.find_element(by, value).click()
-        self.wait(expected_conditions.staleness_of(page))
+        # While the old document unloads, Chromium may answer "Node with given id does not belong
+        # to the document" instead of "stale": poll again, the next look sees it stale.
+        self.wait(expected_conditions.staleness_of(page), ignored=(WebDriverException,))
 
     def text(self, selector):
         return self.driver.find_element(By.CSS_SELECTOR, selector).text
