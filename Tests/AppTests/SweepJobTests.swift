@@ -14,15 +14,28 @@ import Worker
 /// what it removes, what it keeps (in use, or younger than its grace), and the counts its run records.
 @Suite("Sweeps job through the runner", .serialized)
 struct SweepJobTests {
+    /// A server on a data folder of its own, its worker off: the tests run the job themselves.
+    static func startServer() async throws -> (TestServer, data: URL) {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-sweeps-\(UUID().uuidString.prefix(8))")
+        do {
+            let server = try await TestServer.start {
+                $0.dataDirectory = data
+                $0.runsWorker = false
+            }
+            return (server, data)
+        } catch {
+            try? FileManager.default.removeItem(at: data)
+            throw error
+        }
+    }
+
     @Test("Sweeps remove expired uploads, old spools, closed upload files and old orphan blobs; fresh and referenced files stay")
     func sweeps() async throws {
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-sweeps-\(UUID().uuidString.prefix(8))")
-        defer { try? FileManager.default.removeItem(at: data) }
-        let server = try await TestServer.start {
-            $0.dataDirectory = data
-            $0.runsWorker = false
+        let (server, data) = try await Self.startServer()
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(at: data)
         }
-        defer { server.stop() }
         let ana = try await server.device(.field, team: "north")
         let photo = Data((0..<1000).map { UInt8($0 % 11) })
         try await ana.upload(photo, attId: "att-done")
@@ -77,13 +90,11 @@ struct SweepJobTests {
 
     @Test("An old orphan blob whose bytes a finalize is storing right now is kept: the sweep waits for its lock, then sees its row")
     func finalizeMeanwhile() async throws {
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-sweeps-\(UUID().uuidString.prefix(8))")
-        defer { try? FileManager.default.removeItem(at: data) }
-        let server = try await TestServer.start {
-            $0.dataDirectory = data
-            $0.runsWorker = false
+        let (server, data) = try await Self.startServer()
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(at: data)
         }
-        defer { server.stop() }
         let digest = String(repeating: "ef", count: 32)
         let file = data.appendingPathComponent("blobs/ef/ef/\(digest)")
         try LeftoverSweepTests.write(file)

@@ -24,7 +24,7 @@ package enum ChangeHorizon {
     /// Waits, up to 1 s, for the writers running now to end, and answers a horizon that a snapshot
     /// taken next may use in place of a lower one of its own; run it before taking a snapshot.
     /// Pushes end in milliseconds; the bound is for a longer writer (a worker pass, maintenance).
-    static let awaitWriters: PostgresQuery = "SELECT await_change_horizon(interval '1 second')"
+    private static let awaitWriters: PostgresQuery = "SELECT await_change_horizon(interval '1 second')"
 
     /// Waits as `awaitWriters` does and returns its horizon.
     static func awaited(on connection: PostgresConnection) throws -> Int64 {
