@@ -6,14 +6,16 @@ import Testing
 
 @Suite("Attachment downloads: scope, ranges, ETag", .serialized)
 struct AttachmentDownloadTests {
-    /// Writes a record row the way the sync store does (scope columns `user:<id>`, `team:<id>`).
+    /// Writes a record row the way the sync store does (scope columns `user:<id>`, `team:<id>`), at
+    /// the current schema version: the record-migration job would otherwise upgrade it and derive
+    /// its scopes from the empty payload.
     static func insertRecord(_ server: AttachmentTestServer, _ recordId: String, user: String?, team: String?) throws {
         try server.database.withConnection { connection in
             _ = try connection.execute(
                 """
                 INSERT INTO records (collection, record_id, payload, field_meta, server_seq, user_scope, team_scope, schema_version)
                 VALUES ('part_usage', \(recordId), '{}', '{}', (SELECT coalesce(max(server_seq), 0) + 1 FROM records),
-                        \(user.map { "user:" + $0 }), \(team.map { "team:" + $0 }), 1)
+                        \(user.map { "user:" + $0 }), \(team.map { "team:" + $0 }), 3)
                 """)
         }
     }

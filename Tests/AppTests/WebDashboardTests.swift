@@ -47,7 +47,7 @@ struct WebDashboardTests {
                 try db.execute(
                     """
                     INSERT INTO records (collection, record_id, payload, field_meta, server_seq, schema_version, team_scope)
-                    VALUES ('orders', \("o-\(index)"), jsonb_build_object('status', \(status)::text), '{}', \(index + 1), 1, 'team:north')
+                    VALUES ('orders', \("o-\(index)"), jsonb_build_object('status', \(status)::text), '{}', \(index + 1), 3, 'team:north')
                     """)
             }
         }
