@@ -1,0 +1,40 @@
+import Foundation
+import HTTP
+import SyncEngine
+
+/// The answer carrying a photo's bytes.
+///
+/// The bytes under an attachment id never change, so the SHA-256 is a strong ETag and
+/// `If-None-Match` answers 304. The cache stays private (a shared cache must not hand one
+/// viewer's photo to another) and short enough that a withdrawn access ends soon.
+enum PhotoResponse {
+    static let cacheControl = "private, max-age=3600"
+
+    /// Types a browser shows as an image; any other declared type is offered as a download.
+    static let imageTypes: Set<String> = ["image/jpeg", "image/png", "image/gif", "image/webp", "image/avif"]
+
+    static func isImage(_ contentType: String) -> Bool {
+        imageTypes.contains(mediaType(contentType))
+    }
+
+    static func make(_ photo: StoredPhoto, sha256: String, file: BlobFile, request: Request) -> Response {
+        let etag = "\"\(sha256)\""
+        var headers: HTTPHeaders = [
+            "ETag": etag, "Cache-Control": cacheControl,
+            // The type is the device's claim: never let a browser sniff it or run it as a page.
+            "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox; default-src 'none'",
+        ]
+        if request.ifNoneMatch(etag) {
+            return Response(status: 304, headers: headers)
+        }
+        headers["Content-Type"] = photo.contentType
+        if !isImage(photo.contentType) {
+            headers["Content-Disposition"] = "attachment; filename=\"\(photo.id.uuidString.lowercased())\""
+        }
+        return Response(status: 200, headers: headers, body: .file(file.url, range: nil))
+    }
+
+    private static func mediaType(_ contentType: String) -> String {
+        contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+    }
+}
