@@ -86,10 +86,11 @@ class Photos(BrowserTestCase):
         sign_in(self.driver, self.base, "nadia")
         self.driver.get(self.base + RECORD_PATH)
         photo_url = self.driver.find_element(By.CSS_SELECTOR, "a.photo-link").get_attribute("href")
+        # The same browser: what it cached for nadia must not reach soren.
         self.driver.delete_all_cookies()
         sign_in(self.driver, self.base, "soren")
         self.driver.get(photo_url)
-        self.assertEqual(self.text(".status-code"), "Error 403")
+        self.assertEqual(self.text(".status-code").lower(), "error 403")
         self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "img"), [])
         # Shown in a page of south's, the same address draws nothing.
         self.driver.get(self.base + "/admin/sync")
