@@ -21,7 +21,8 @@ struct BenchWebCommand: Command {
         It signs in as admin through the sign-in form and requests each back-office page
         --requests times in a row on one keep-alive loopback connection, after --warmup
         untimed requests, cycling through sample devices, records, conflicts, orders and
-        users. GET /v1/team/rollup is requested with a supervisor's device token.
+        users. GET /v1/team/rollup is requested with a supervisor's device token. Ten reports
+        get photos (one stored, one uploading, one missing each) for the photo pages.
         Prints p50 and p95 per page against the 50 ms target: the time from sending a request
         to receiving the whole body. Nothing is asserted.
         """
@@ -51,13 +52,14 @@ struct BenchWebCommand: Command {
                 format: "FieldSync back-office benchmark: %d devices, %d ops, %d open conflicts loaded in %.1f s",
                 volume.devices, volume.devices * volume.opsPerDevice, volume.openConflicts, seconds))
         let samples = try seeder.samples()
+        let photoPages = try BenchPhotos.pages(core, seeder: seeder)
         let supervisor = try core.accounts.issueToken(
             userId: samples.supervisorId, deviceId: "bench-web-supervisor", platform: "bench", appVersion: "9.9.9", lifetime: 3600)
         let browser = try BackOfficeBrowser(port: bench.application.port)
         try browser.signIn(username: "admin", password: BenchServer.adminPassword)
         print("\(requests) sequential requests per page after \(warmup) warm-up, one keep-alive loopback connection\n")
         print(WebPageTiming.header)
-        for page in WebPage.all(samples, supervisorToken: supervisor.token) {
+        for page in WebPage.all(samples, supervisorToken: supervisor.token) + photoPages {
             print(try WebPageTiming.measure(page, with: browser, requests: requests, warmup: warmup).line)
         }
         return 0

@@ -10,6 +10,7 @@ import Templating
 struct ConflictPages {
     let conflicts: any ConflictStore
     let changes: ServerChangeService
+    let photos: RecordPhotos
     let renderer: PageRenderer
     let configuration: WebConfiguration
 
@@ -117,6 +118,7 @@ struct ConflictPages {
     private func page(_ conflict: NamedConflict, context: WebContext, notice: Notice? = nil, status: Int = 200) throws -> Response {
         let entry = conflict.entry
         let comparison = ConflictComparison(entry)
+        let album = try photos.album(for: RecordKey(collection: entry.collection, recordId: entry.recordId))
         var content: [String: TemplateValue] = [
             "id": .string(entry.id), "collection": .string(entry.collection), "recordId": .string(entry.recordId),
             "historyPath": .string(SyncCentrePages.recordPath(entry.collection, entry.recordId)),
@@ -124,7 +126,7 @@ struct ConflictPages {
             "author": .string(conflict.authorName ?? entry.authorId), "deviceId": .string(entry.deviceId), "opId": .string(entry.opId),
             "team": conflict.teamId.map(TemplateValue.string) ?? .null, "opened": .string(opened(entry)),
             "open": .bool(entry.state == .open), "resolvePath": .string(Self.path(of: entry.id) + "/resolve"),
-            "rows": .array(comparison.rows.map(\.templateValue)), "conflictFields": .string(Formatting.counted(entry.fields.count, "field")),
+            "rows": .array(comparison.rows.map { $0.templateValue(album) }), "conflictFields": .string(Formatting.counted(entry.fields.count, "field")),
         ]
         if let resolution = entry.resolution {
             content["resolution"] = [
@@ -147,7 +149,7 @@ extension Area {
 
 extension BackOfficePages {
     /// Adds the conflict pages: the open conflicts, one conflict, its resolution.
-    public func addConflictPages(conflicts: any ConflictStore, changes: ServerChangeService) {
-        ConflictPages(conflicts: conflicts, changes: changes, renderer: renderer, configuration: configuration).register(on: self)
+    public func addConflictPages(conflicts: any ConflictStore, changes: ServerChangeService, photos: RecordPhotos) {
+        ConflictPages(conflicts: conflicts, changes: changes, photos: photos, renderer: renderer, configuration: configuration).register(on: self)
     }
 }
