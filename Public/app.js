@@ -65,7 +65,7 @@
   var regions = Array.prototype.slice.call(document.querySelectorAll("[data-live-region]"));
   var sourcePath = feed ? feed.getAttribute("data-live-feed") : regions.length ? regions[0].getAttribute("data-live-source") : null;
   if (sourcePath && window.EventSource) {
-    var source = new EventSource(sourcePath);
+    var source = liveSource(sourcePath);
     var refresh = regions.length ? liveRegions(regions) : null;
     var followed = {};
     regions.forEach(function (region) {
@@ -84,6 +84,26 @@
     // Events between the page's rendering and the stream's opening (or while it was down) are
     // not replayed: look once more each time the stream opens.
     if (refresh) source.addEventListener("open", function () { refresh(0); });
+    source.connect();
+  }
+
+  // An EventSource that also comes back after a refusal. EventSource reconnects by itself
+  // after a dropped connection (resuming with Last-Event-ID) but gives up on an answer that is
+  // not a stream: 429 while the user holds too many streams (a page just left keeps its stream
+  // until the server's next heartbeat), or the sign-in page once the session ended.
+  function liveSource(path) {
+    var listeners = [];
+    var connect = function () {
+      var current = new EventSource(path);
+      listeners.forEach(function (listener) { current.addEventListener(listener[0], listener[1]); });
+      current.addEventListener("error", function () {
+        if (current.readyState === EventSource.CLOSED) window.setTimeout(connect, 30000);
+      });
+    };
+    return {
+      addEventListener: function (type, handler) { listeners.push([type, handler]); },
+      connect: connect
+    };
   }
 
   // The dashboard's live operations panel: newest event first, the last 50 kept. Each row
