@@ -35,6 +35,7 @@ struct DashboardPage {
         var content: [String: TemplateValue] = [
             "banners": .array(try failedRunsBanner(for: user.role) + banners(current, for: user.role)), "gate": gate(current, for: user.role),
             "liveFeedPath": .string(Area.liveEvents.path),
+            "liveFeedLinks": .string(LiveFeedLinks.json(for: user.role, isAvailable: renderer.isAvailable)),
             "scope": .string(scope.label),
         ]
         if scope.blocked {
