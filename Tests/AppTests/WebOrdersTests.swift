@@ -68,10 +68,13 @@ struct WebOrdersTests {
         defer { server.stop() }
         _ = try Self.seed(server)
         let browser = try server.signedIn(as: "dee")
-        let done = try browser.submit("/admin/orders/ORD-1/confirm", from: "/admin/orders")
-        #expect(done.status == 303)
+        let done = try browser.submit("/admin/orders/ORD-1/confirm", from: "/admin/orders", [("from", "queue")])
+        #expect(done.status == 303 && done.location == "/admin/orders?confirmed=ORD-1")
         #expect(try Self.status(server) == "CONFIRMED")
-        #expect(!(try browser.get("/admin/orders").body.contains("/admin/orders/ORD-1")))
+        let queue = try browser.get("/admin/orders?confirmed=ORD-1")
+        #expect(queue.body.contains("Order ORD-1 confirmed.") && !queue.body.contains("/admin/orders/ORD-1"))
+        // The notice speaks only of an order that is confirmed.
+        #expect(!(try browser.get("/admin/orders?confirmed=ORD-404").body.contains("ORD-404")))
     }
 
     @Test("rejecting needs a reason, asks first, and stores the reason")

@@ -60,7 +60,9 @@ struct OrderPages {
             "pager": pager.navigation(
                 path: Self.path, filters: [("status", status.rawValue)], count: page.rows.count, total: counts[status] ?? 0, next: page.next),
         ]
-        return try renderer.render(Page("pages/orders", title: "Orders", area: .orders, session: context.session, content: content))
+        var rendered = Page("pages/orders", title: "Orders", area: .orders, session: context.session, content: content)
+        rendered.notice = try queueNotice(context)
+        return try renderer.render(rendered)
     }
 
     @Sendable func show(_ context: WebContext) throws -> Response {
@@ -74,10 +76,24 @@ struct OrderPages {
         return try page(order, context: context, notice: notice)
     }
 
-    /// One click: confirming is not destructive, and the queue and the order page say what it does.
+    /// One click: confirming is not destructive, and the queue and the order page say what it
+    /// does. From the queue (`from=queue`) it leads back to the queue, for the next order.
     @Sendable func confirm(_ context: WebContext) throws -> Response {
         let order = try target(context)
-        return try decide(order, context: context, notice: "confirmed") { try orders.confirm(order.order.orderId, by: $0) }
+        let response = try decide(order, context: context, notice: "confirmed") { try orders.confirm(order.order.orderId, by: $0) }
+        guard response.status == 303, context.form["from"] == "queue" else { return response }
+        return .redirect(to: Self.link(Self.path, [(Self.confirmedParameter, order.order.orderId)]))
+    }
+
+    /// The queue's query parameter naming the order just confirmed from it.
+    static let confirmedParameter = "confirmed"
+
+    /// The notice of the queue after a one-click confirmation: only for an order that is confirmed.
+    private func queueNotice(_ context: WebContext) throws -> Notice? {
+        guard let orderId = context.request.query[Self.confirmedParameter], let order = try queue.order(id: orderId),
+            order.order.status == .confirmed
+        else { return nil }
+        return Notice(kind: .success, text: "Order \(orderId) confirmed. The device that sent it receives the change on its next sync.")
     }
 
     @Sendable func reject(_ context: WebContext) throws -> Response {
