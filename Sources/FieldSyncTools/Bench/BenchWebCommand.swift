@@ -3,6 +3,7 @@ import Foundation
 import Seeding
 import Storage
 import Support
+import SyncEngine
 
 /// `fieldsync bench web`: the server time of every back-office page on a large database.
 struct BenchWebCommand: Command {
@@ -22,7 +23,9 @@ struct BenchWebCommand: Command {
         --requests times in a row on one keep-alive loopback connection, after --warmup
         untimed requests, cycling through sample devices, records, conflicts, orders and
         users. GET /v1/team/rollup is requested with a supervisor's device token. Ten reports
-        get photos (one stored, one uploading, one missing each) for the photo pages.
+        get photos (one stored, one uploading, one missing each) for the photo pages. The
+        "Confirm selected" page is posted with the most orders a selection may hold (its
+        "Are you sure?" step, which changes nothing).
         Prints p50 and p95 per page against the 50 ms target: the time from sending a request
         to receiving the whole body. Nothing is asserted.
         """
@@ -59,7 +62,9 @@ struct BenchWebCommand: Command {
         try browser.signIn(username: "admin", password: BenchServer.adminPassword)
         print("\(requests) sequential requests per page after \(warmup) warm-up, one keep-alive loopback connection\n")
         print(WebPageTiming.header)
-        for page in WebPage.all(samples, supervisorToken: supervisor.token) + photoPages {
+        let selection = WebPage.selection(
+            try seeder.submittedOrderIds(limit: OrderSelection.limit), csrfToken: try browser.csrfToken(at: "/admin/orders"))
+        for page in WebPage.all(samples, supervisorToken: supervisor.token) + photoPages + [selection] {
             print(try WebPageTiming.measure(page, with: browser, requests: requests, warmup: warmup).line)
         }
         return 0
@@ -71,6 +76,15 @@ struct WebPage {
     let name: String
     let targets: [String]
     var headers: [(String, String)] = []
+    /// Fields to post instead of a GET (with the CSRF token among them).
+    var form: [(String, String)]? = nil
+
+    /// The "Are you sure?" page of "Confirm selected" for `orderIds`.
+    static func selection(_ orderIds: [String], csrfToken: String) -> WebPage {
+        WebPage(
+            name: "confirm selected (\(orderIds.count) orders)", targets: ["/admin/orders"],
+            form: orderIds.map { ("order", $0) } + [("_csrf", csrfToken)])
+    }
 
     /// Every page the back-office serves for reading, on the sampled rows.
     static func all(_ samples: BackOfficeSamples, supervisorToken: String) -> [WebPage] {
@@ -88,6 +102,7 @@ struct WebPage {
             WebPage(name: "conflicts ?team=", targets: ["/admin/conflicts?team=\(samples.teamId)"]),
             WebPage(name: "conflict detail", targets: samples.openConflictIds.map { "/admin/conflicts/\($0)" }),
             WebPage(name: "orders queue", targets: ["/admin/orders"]),
+            WebPage(name: "orders queue ?select=all", targets: ["/admin/orders?select=all"]),
             WebPage(name: "order detail", targets: samples.submittedOrderIds.map { "/admin/orders/\($0)" }),
             WebPage(name: "team roll-up", targets: ["/admin/team?team=\(samples.teamId)"]),
             WebPage(name: "users", targets: ["/admin/users"]),
@@ -115,9 +130,11 @@ struct WebPageTiming {
         for index in 0..<(warmup + requests) {
             let target = page.targets[index % page.targets.count]
             var answer: LoopbackResponse?
-            let time = try measureMilliseconds { answer = try browser.get(target, headers: page.headers) }
+            let time = try measureMilliseconds {
+                answer = try page.form.map { try browser.post(target, form: $0) } ?? browser.get(target, headers: page.headers)
+            }
             guard let answer, answer.status == 200, !answer.body.isEmpty else {
-                throw CommandError("GET \(target) answered \(answer?.status ?? 0)")
+                throw CommandError("\(page.form == nil ? "GET" : "POST") \(target) answered \(answer?.status ?? 0)")
             }
             guard index >= warmup else { continue }
             latencies.add(time)
