@@ -10,6 +10,7 @@ extension Application {
             ReportsFeature(core, attachments: attachments.service),
             DashboardFeature(core),
             OrdersFeature(core),
+            AssignmentsFeature(core),
             ConflictsFeature(core),
             SyncCentreFeature(core),
             TeamFeature(core),

@@ -64,7 +64,10 @@ struct BenchWebCommand: Command {
         print(WebPageTiming.header)
         let selection = WebPage.selection(
             try seeder.submittedOrderIds(limit: OrderSelection.limit), csrfToken: try browser.csrfToken(at: "/admin/orders"))
-        for page in WebPage.all(samples, supervisorToken: supervisor.token) + photoPages + [selection] {
+        let pages =
+            WebPage.all(samples, supervisorToken: supervisor.token) + photoPages + [selection]
+            + WebPage.assignments(samples, ids: try seeder.assignmentSamples())
+        for page in pages {
             print(try WebPageTiming.measure(page, with: browser, requests: requests, warmup: warmup).line)
         }
         return 0
@@ -112,6 +115,20 @@ struct WebPage {
             WebPage(
                 name: "GET /v1/team/rollup (supervisor)", targets: ["/v1/team/rollup"],
                 headers: [("Authorization", "Bearer \(supervisorToken)"), ("X-App-Version", "9.9.9")]),
+        ]
+    }
+}
+
+extension WebPage {
+    /// The assignment pages: the lists, the new-assignment form, and an assignment's and a job's form.
+    static func assignments(_ samples: BackOfficeSamples, ids: [String]) -> [WebPage] {
+        [
+            WebPage(name: "assignments", targets: ["/admin/assignments"]),
+            WebPage(name: "assignments ?team=", targets: ["/admin/assignments?team=\(samples.teamId)"]),
+            WebPage(name: "assignments ?kind=jobs&user=", targets: samples.fieldUserIds.map { "/admin/assignments?kind=jobs&user=\($0)" }),
+            WebPage(name: "new assignment", targets: ["/admin/assignments/new"]),
+            WebPage(name: "assignment form", targets: ids.map { "/admin/assignments/assignments/\($0)" }),
+            WebPage(name: "job move form", targets: samples.records.map { "/admin/assignments/\($0.collection)/\($0.recordId)" }),
         ]
     }
 }
