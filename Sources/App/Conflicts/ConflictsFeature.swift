@@ -18,6 +18,6 @@ public struct ConflictsFeature: Feature {
     }
 
     public func pages(on backOffice: BackOfficePages) {
-        backOffice.addConflictPages(conflicts: conflicts, changes: core.changes)
+        backOffice.addConflictPages(conflicts: conflicts, changes: core.changes, activity: PostgresActivityStore(database: core.database))
     }
 }

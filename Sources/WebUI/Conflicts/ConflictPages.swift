@@ -10,6 +10,7 @@ import Templating
 struct ConflictPages {
     let conflicts: any ConflictStore
     let changes: ServerChangeService
+    let charts: ActivityCharts
     let renderer: PageRenderer
     let configuration: WebConfiguration
 
@@ -38,6 +39,7 @@ struct ConflictPages {
             "conflicts": .array(result.conflicts.map(row)), "hasConflicts": .bool(!result.conflicts.isEmpty),
             "heading": .string(Formatting.counted(result.matching, filters.isEmpty ? "open conflict" : "matching conflict")),
             "totalOpen": .string(Formatting.count(result.totalOpen)),
+            "ageChart": try charts.openConflicts(teamId: team), "chartTeam": team.map(TemplateValue.string) ?? .null,
             "filtered": .bool(!filters.isEmpty),
             "collections": .array(
                 result.collectionCounts.map { facet in
@@ -147,7 +149,10 @@ extension Area {
 
 extension BackOfficePages {
     /// Adds the conflict pages: the open conflicts, one conflict, its resolution.
-    public func addConflictPages(conflicts: any ConflictStore, changes: ServerChangeService) {
-        ConflictPages(conflicts: conflicts, changes: changes, renderer: renderer, configuration: configuration).register(on: self)
+    public func addConflictPages(conflicts: any ConflictStore, changes: ServerChangeService, activity: any ActivityStore) {
+        ConflictPages(
+            conflicts: conflicts, changes: changes, charts: ActivityCharts(store: activity, configuration: configuration), renderer: renderer,
+            configuration: configuration
+        ).register(on: self)
     }
 }
