@@ -13,6 +13,7 @@ extension Application {
             ConflictsFeature(core),
             SyncCentreFeature(core),
             TeamFeature(core),
+            SearchFeature(core),
             AccountsFeature(core),
             SettingsFeature(core),
             LiveFeedFeature(core),
