@@ -17,7 +17,9 @@ struct WebChartsTests {
             let header = body.range(of: #"<th scope="row">\#(label)</th>"#, range: chartStart.upperBound..<body.endIndex),
             let end = body.range(of: "</tr>", range: header.upperBound..<body.endIndex)
         else { return nil }
-        return body[header.upperBound..<end.lowerBound].components(separatedBy: "<td>").dropFirst().map { $0.replacingOccurrences(of: "</td>", with: "") }
+        return body[header.upperBound..<end.lowerBound].components(separatedBy: "<td>").dropFirst().map {
+            $0.replacingOccurrences(of: "</td>", with: "")
+        }
     }
 
     /// Two teams' ops on the test's day and three days before, one deferred op, and one op
@@ -49,7 +51,7 @@ struct WebChartsTests {
         try Self.seedOps(server)
         try server.createUser("sam", role: .supervisor, team: "north")
         let body = try server.signedIn().get("/admin").body
-        #expect(body.contains(#"<svg class="chart-svg" viewBox="0 0 640 240" role="img" aria-labelledby="chart-outcomes-title chart-outcomes-desc""#))
+        #expect(body.contains(#"<svg class="chart-svg" viewBox="0 0 800 240" role="img" aria-labelledby="chart-outcomes-title chart-outcomes-desc""#))
         #expect(body.contains(#"<title id="chart-outcomes-title">Ops per day over the last 14 days, by outcome</title>"#))
         #expect(body.contains("3 applied, 1 rejected and 1 in conflict"))
         #expect(Self.row("15 Jun", of: "chart-outcomes", in: body) == ["3", "0", "0", "3"])

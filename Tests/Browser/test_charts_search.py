@@ -159,7 +159,7 @@ class Search(ChartsAndSearchCase):
         sign_in(self.driver, self.base, "diego")
         self.submit_search(seeded["south_job"])
         self.assertEqual(self.group_links("Records"), [])
-        self.assertIn("No Records match.", self.driver.find_element(By.CSS_SELECTOR, "main").text)
+        self.assertIn("No records match.", self.driver.find_element(By.CSS_SELECTOR, "main").text)
         self.submit_search(seeded["carla_device"])
         self.assertEqual(self.group_links("Devices"), [])
         self.submit_search(seeded["north_job"])

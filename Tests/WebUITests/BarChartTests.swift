@@ -47,7 +47,10 @@ struct BarChartTests {
         try #require(bars.count == 1)
         let bar = bars[0]
         #expect(abs(bar.x + bar.width / 2 - (BarChart.plotLeft + BarChart.plotRight) / 2) < 0.001)
-        #expect(bar.segments == [BarChart.Segment(style: "applied", y: BarChart.plotTop, height: BarChart.plotBottom - BarChart.plotTop, text: "Ops, Only: 5")])
+        #expect(
+            bar.segments == [
+                BarChart.Segment(style: "applied", y: BarChart.plotTop, height: BarChart.plotBottom - BarChart.plotTop, text: "Ops, Only: 5")
+            ])
         let text = try svg(chart([.init(label: "Only", values: [5])]))
         #expect(text.contains(#"<rect class="chart-bar series-applied" x="#))
         #expect(text.contains(#"role="img" aria-labelledby="chart-test-title chart-test-desc""#))

@@ -50,7 +50,9 @@ public struct PostgresSearchStore: SearchStore {
         }
         return try rows.compactMap { row in
             let (kind, id, collection, name, team, detail) = try row.decode((String, String, String?, String?, String?, String?).self)
-            return SearchHit.Kind(rawValue: kind).map { SearchHit(kind: $0, id: id, collection: collection, name: name, teamId: team, detail: detail) }
+            return SearchHit.Kind(rawValue: kind).map {
+                SearchHit(kind: $0, id: id, collection: collection, name: name, teamId: team, detail: detail)
+            }
         }
     }
 

@@ -36,7 +36,9 @@ struct ActivityCharts {
             description: "\(Formatting.count(sums[0])) applied, \(Formatting.count(sums[1])) rejected and \(Formatting.count(sums[2])) "
                 + "in conflict, counted on the day they reached the server. The table that follows lists each day.",
             category: "Day",
-            series: [.init(name: "Applied", style: "applied"), .init(name: "Rejected", style: "rejected"), .init(name: "In conflict", style: "conflict")],
+            series: [
+                .init(name: "Applied", style: "applied"), .init(name: "Rejected", style: "rejected"), .init(name: "In conflict", style: "conflict"),
+            ],
             columns: columns)
         return chart.templateValue
     }
@@ -44,7 +46,8 @@ struct ActivityCharts {
     /// Devices by time since their last sync, never-synced devices last.
     func syncAges(teamId: String?) throws -> TemplateValue {
         let distribution = try store.devicesBySyncAge(teamId: teamId, now: configuration.now(), ages: Self.syncAges)
-        let columns = zip(Self.syncAgeLabels, distribution.counts).map { BarChart.Column(label: $0, values: [$1]) }
+        let columns =
+            zip(Self.syncAgeLabels, distribution.counts).map { BarChart.Column(label: $0, values: [$1]) }
             + [BarChart.Column(label: "Never", values: [distribution.never])]
         let described = columns.map { "\($0.label): \(Formatting.count($0.values[0]))" }
         let chart = BarChart(

@@ -53,13 +53,15 @@ struct BarChart {
 
     // MARK: - Geometry
 
-    static let width = 640.0
+    static let width = 800.0
     static let height = 240.0
     static let plotLeft = 56.0
-    static let plotRight = 632.0
+    static let plotRight = 792.0
     static let plotTop = 12.0
     static let plotBottom = 208.0
     static let labelBaseline = 226.0
+    /// A lone column stays a column, not a slab.
+    static let maximumBarWidth = 72.0
     /// Average width of a label character at the chart's font size, to shorten labels that
     /// would run into the next column.
     static let characterWidth = 6.5
@@ -73,7 +75,7 @@ struct BarChart {
     var bars: [Bar] {
         guard !columns.isEmpty else { return [] }
         let slot = (Self.plotRight - Self.plotLeft) / Double(columns.count)
-        let width = slot * 0.64
+        let width = min(slot * 0.64, Self.maximumBarWidth)
         let unit = (Self.plotBottom - Self.plotTop) / scale.top
         return columns.enumerated().map { index, column in
             var base = Self.plotBottom

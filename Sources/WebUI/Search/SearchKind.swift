@@ -25,7 +25,8 @@ struct SearchKind {
                 kind: .record, heading: "Records", title: { "\($0.collection ?? "") · \($0.id)" }, detail: { $0.teamId.map { "Team \($0)" } },
                 pages: [(.syncCentre, { SyncCentrePages.recordPath($0.collection ?? "", $0.id) })]),
             SearchKind(
-                kind: .device, heading: "Devices", title: \.id, detail: { hit in hit.name.map { "Used by \($0)" + (hit.teamId.map { ", team \($0)" } ?? "") } },
+                kind: .device, heading: "Devices", title: \.id,
+                detail: { hit in hit.name.map { "Used by \($0)" + (hit.teamId.map { ", team \($0)" } ?? "") } },
                 pages: [(.syncCentre, { SyncCentrePages.devicePath($0.id) })]),
             SearchKind(
                 kind: .user, heading: "Users", title: { $0.name ?? $0.id },
@@ -39,7 +40,10 @@ struct SearchKind {
                 ]),
             SearchKind(
                 kind: .order, heading: "Orders", title: \.id,
-                detail: { hit in [hit.name.map { "Customer \($0)" }, hit.detail.flatMap(OrderStatus.init(rawValue:)).map(OrderPages.statusName)].compactMap { $0 }.joined(separator: " · ").nonEmpty },
+                detail: { hit in
+                    [hit.name.map { "Customer \($0)" }, hit.detail.flatMap(OrderStatus.init(rawValue:)).map(OrderPages.statusName)].compactMap { $0 }
+                        .joined(separator: " · ").nonEmpty
+                },
                 pages: [(.orders, { OrderPages.path(of: $0.id) })]),
         ]
     }

@@ -31,7 +31,8 @@ struct SearchPage {
             content["term"] = .string(term.text)
             content["groups"] = .array(try groups(for: term, session: context.session))
         }
-        return try renderer.render(Page("pages/search", title: "Search", area: .search, session: context.session, content: content, status: status))
+        return try renderer.render(
+            Page("pages/search", title: "Search", area: .search, session: context.session, content: content, status: status))
     }
 
     /// The viewer's kinds in a fixed order, each with its hits (an empty kind says so).
@@ -44,8 +45,14 @@ struct SearchPage {
             let link = kind.link(for: session.user.role)
             return [
                 "heading": .string(kind.heading), "id": .string("search-\(kind.kind.rawValue)"),
-                "hits": .array(found.prefix(Self.limit).map { hit in ["path": link.map { .string($0(hit)) } ?? .null, "title": .string(kind.title(hit)), "detail": kind.detail(hit).map(TemplateValue.string) ?? .null] }),
-                "none": .bool(found.isEmpty), "more": .bool(found.count > Self.limit),
+                "hits": .array(
+                    found.prefix(Self.limit).map { hit in
+                        [
+                            "path": link.map { .string($0(hit)) } ?? .null, "title": .string(kind.title(hit)),
+                            "detail": kind.detail(hit).map(TemplateValue.string) ?? .null,
+                        ]
+                    }),
+                "none": found.isEmpty ? .string("No \(kind.heading.lowercased()) match.") : .null, "more": .bool(found.count > Self.limit),
                 "count": .string(found.count > Self.limit ? "\(Self.limit)+" : Formatting.count(found.count)),
             ]
         }

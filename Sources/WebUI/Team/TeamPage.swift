@@ -64,7 +64,9 @@ extension Area {
 extension BackOfficePages {
     /// Adds the team roll-up page.
     public func addTeamPage(rollups: any TeamRollupStore, activity: any ActivityStore) {
-        TeamPage(rollups: rollups, charts: ActivityCharts(store: activity, configuration: configuration), renderer: renderer, configuration: configuration)
-            .register(on: self)
+        TeamPage(
+            rollups: rollups, charts: ActivityCharts(store: activity, configuration: configuration), renderer: renderer, configuration: configuration
+        )
+        .register(on: self)
     }
 }
