@@ -21,7 +21,7 @@ struct BenchWebCommand: Command {
         It signs in as admin through the sign-in form and requests each back-office page
         --requests times in a row on one keep-alive loopback connection, after --warmup
         untimed requests, cycling through sample devices, records, conflicts, orders and
-        users. GET /v1/team/rollup is requested with a supervisor's device token.
+        users (the search page looks for their ids, and for short prefixes that match many). GET /v1/team/rollup is requested with a supervisor's device token.
         Prints p50 and p95 per page against the 50 ms target: the time from sending a request
         to receiving the whole body. Nothing is asserted.
         """
@@ -93,9 +93,19 @@ struct WebPage {
             WebPage(name: "devices", targets: ["/admin/devices"]),
             WebPage(name: "settings", targets: ["/admin/settings"]),
             WebPage(
+                name: "search by id",
+                targets: (samples.records.map(\.recordId) + samples.deviceIds + samples.submittedOrderIds).map(Self.searchPath)),
+            WebPage(name: "search, broad prefix", targets: ["j", "dev", "field", "cust-", "u"].map(Self.searchPath)),
+            WebPage(
                 name: "GET /v1/team/rollup (supervisor)", targets: ["/v1/team/rollup"],
                 headers: [("Authorization", "Bearer \(supervisorToken)"), ("X-App-Version", "9.9.9")]),
         ]
+    }
+}
+
+extension WebPage {
+    static func searchPath(_ text: String) -> String {
+        "/admin/search?q=" + (text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
     }
 }
 
