@@ -14,6 +14,7 @@ extension Application {
             ConflictsFeature(core),
             SyncCentreFeature(core),
             TeamFeature(core),
+            SearchFeature(core),
             AccountsFeature(core),
             SettingsFeature(core),
             LiveFeedFeature(core),

@@ -22,7 +22,8 @@ struct BenchWebCommand: Command {
         It signs in as admin through the sign-in form and requests each back-office page
         --requests times in a row on one keep-alive loopback connection, after --warmup
         untimed requests, cycling through sample devices, records, conflicts, orders and
-        users. GET /v1/team/rollup is requested with a supervisor's device token. Ten reports
+        users (the search page looks for their ids, and for short prefixes that match many).
+        GET /v1/team/rollup is requested with a supervisor's device token. Ten reports
         get photos (one stored, one uploading, one missing each) for the photo pages. The
         "Confirm selected" page is posted with the most orders a selection may hold (its
         "Are you sure?" step, which changes nothing).
@@ -113,6 +114,10 @@ struct WebPage {
             WebPage(name: "devices", targets: ["/admin/devices"]),
             WebPage(name: "settings", targets: ["/admin/settings"]),
             WebPage(
+                name: "search by id",
+                targets: (samples.records.map(\.recordId) + samples.deviceIds + samples.submittedOrderIds).map(Self.searchPath)),
+            WebPage(name: "search, broad prefix", targets: ["j", "dev", "field", "cust-", "u"].map(Self.searchPath)),
+            WebPage(
                 name: "GET /v1/team/rollup (supervisor)", targets: ["/v1/team/rollup"],
                 headers: [("Authorization", "Bearer \(supervisorToken)"), ("X-App-Version", "9.9.9")]),
         ]
@@ -130,6 +135,10 @@ extension WebPage {
             WebPage(name: "assignment form", targets: ids.map { "/admin/assignments/assignments/\($0)" }),
             WebPage(name: "job move form", targets: samples.records.map { "/admin/assignments/\($0.collection)/\($0.recordId)" }),
         ]
+    }
+
+    static func searchPath(_ text: String) -> String {
+        "/admin/search?q=" + (text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
     }
 }
 

@@ -11,6 +11,7 @@ struct ConflictPages {
     let conflicts: any ConflictStore
     let changes: ServerChangeService
     let photos: RecordPhotos
+    let charts: ActivityCharts
     let renderer: PageRenderer
     let configuration: WebConfiguration
 
@@ -39,6 +40,7 @@ struct ConflictPages {
             "conflicts": .array(result.conflicts.map(row)), "hasConflicts": .bool(!result.conflicts.isEmpty),
             "heading": .string(Formatting.counted(result.matching, filters.isEmpty ? "open conflict" : "matching conflict")),
             "totalOpen": .string(Formatting.count(result.totalOpen)),
+            "ageChart": try charts.openConflicts(teamId: team), "chartTeam": team.map(TemplateValue.string) ?? .null,
             "filtered": .bool(!filters.isEmpty),
             "collections": .array(
                 result.collectionCounts.map { facet in
@@ -149,7 +151,10 @@ extension Area {
 
 extension BackOfficePages {
     /// Adds the conflict pages: the open conflicts, one conflict, its resolution.
-    public func addConflictPages(conflicts: any ConflictStore, changes: ServerChangeService, photos: RecordPhotos) {
-        ConflictPages(conflicts: conflicts, changes: changes, photos: photos, renderer: renderer, configuration: configuration).register(on: self)
+    public func addConflictPages(conflicts: any ConflictStore, changes: ServerChangeService, photos: RecordPhotos, activity: any ActivityStore) {
+        ConflictPages(
+            conflicts: conflicts, changes: changes, photos: photos, charts: ActivityCharts(store: activity, configuration: configuration),
+            renderer: renderer, configuration: configuration
+        ).register(on: self)
     }
 }

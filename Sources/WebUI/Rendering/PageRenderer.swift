@@ -35,6 +35,7 @@ final class PageRenderer: Sendable {
             values["viewer"] = [
                 "username": .string(session.user.username), "role": .string(Formatting.roleName(session.user.role)),
                 "csrfToken": .string(session.csrfToken),
+                "searchPath": isAvailable(.search) && AccessPolicy.permits(session.user.role, .view, in: .search) ? .string(Area.search.path) : .null,
             ]
             values["nav"] = .array(
                 AccessPolicy.areas(for: session.user.role, among: navigation.all).map { area in

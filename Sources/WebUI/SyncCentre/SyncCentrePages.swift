@@ -12,6 +12,7 @@ struct SyncCentrePages {
     let store: any SyncCentreStore
     let settings: any SettingsStore
     let photos: RecordPhotos
+    let charts: ActivityCharts
     let renderer: PageRenderer
     let configuration: WebConfiguration
 
@@ -42,6 +43,7 @@ struct SyncCentrePages {
         let page = scope.blocked ? PageOf(rows: [], next: nil) : try store.devices(teamId: scope.teamId, after: pager.cursor, limit: Self.pageSize)
         let versions = scope.blocked ? [] : try store.appVersionCounts(teamId: scope.teamId)
         let content: [String: TemplateValue] = [
+            "syncAgeChart": scope.blocked ? .null : try charts.syncAges(teamId: scope.teamId),
             "devices": .array(page.rows.map { row($0, minimum: minimum) }), "hasDevices": .bool(!page.rows.isEmpty),
             "scope": .string(scope.label), "noTeam": .bool(scope.blocked), "minimum": .string(minimum?.description ?? "not set"),
             "horizon": .string(JournalHorizon(settings: current).summary(timeZone: configuration.timeZone)),
@@ -207,7 +209,10 @@ extension Area {
 
 extension BackOfficePages {
     /// Adds the sync centre: devices, a device's journal (also as CSV or JSON) and a record's history.
-    public func addSyncCentrePages(store: any SyncCentreStore, settings: any SettingsStore, photos: RecordPhotos) {
-        SyncCentrePages(store: store, settings: settings, photos: photos, renderer: renderer, configuration: configuration).register(on: self)
+    public func addSyncCentrePages(store: any SyncCentreStore, settings: any SettingsStore, photos: RecordPhotos, activity: any ActivityStore) {
+        SyncCentrePages(
+            store: store, settings: settings, photos: photos, charts: ActivityCharts(store: activity, configuration: configuration),
+            renderer: renderer, configuration: configuration
+        ).register(on: self)
     }
 }
