@@ -21,9 +21,11 @@ struct ConflictComparison {
         /// The device's value itself, sent when the person takes it.
         let deviceValue: JSONValue
 
-        var templateValue: TemplateValue {
+        /// `number` names the row's elements in the page: a field name may hold characters an
+        /// HTML id cannot.
+        func templateValue(number: Int) -> TemplateValue {
             [
-                "field": .string(field), "server": .string(server), "device": .string(device), "changed": .bool(changed),
+                "number": .string(String(number)), "field": .string(field), "server": .string(server), "device": .string(device), "changed": .bool(changed),
                 "conflicting": .bool(conflicting), "before": before.map(TemplateValue.string) ?? .null,
                 "input": .string(ConflictComparison.inputPrefix + field),
             ]
@@ -39,6 +41,10 @@ struct ConflictComparison {
 
     let entry: ConflictEntry
     let rows: [Row]
+
+    var templateRows: TemplateValue {
+        .array(rows.enumerated().map { number, row in row.templateValue(number: number) })
+    }
 
     init(_ entry: ConflictEntry) {
         self.entry = entry
