@@ -11,9 +11,9 @@ import uuid
 from typing import Callable, NamedTuple, Optional
 
 from axe_selenium_python import Axe
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
-from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
@@ -304,3 +304,7 @@ class KeyboardOnly(SignedInTestCase):
         self.assertEqual(payload["answers"], {"pressure": "1.1 bar"})
         self.assertEqual(payload["photos"], ["att-1"])
         self.assert_no_script_errors()
+
+
+if __name__ == "__main__":
+    unittest.main()

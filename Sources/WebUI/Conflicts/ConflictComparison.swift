@@ -25,7 +25,8 @@ struct ConflictComparison {
         /// HTML id cannot.
         func templateValue(number: Int) -> TemplateValue {
             [
-                "number": .string(String(number)), "field": .string(field), "server": .string(server), "device": .string(device), "changed": .bool(changed),
+                "number": .string(String(number)), "field": .string(field), "server": .string(server), "device": .string(device),
+                "changed": .bool(changed),
                 "conflicting": .bool(conflicting), "before": before.map(TemplateValue.string) ?? .null,
                 "input": .string(ConflictComparison.inputPrefix + field),
             ]
