@@ -23,10 +23,12 @@ struct ConflictComparison {
         /// The device's value itself, sent when the person takes it.
         let deviceValue: JSONValue
 
-        /// The row for the page, with the photos each side names from `album`.
-        func templateValue(_ album: PhotoAlbum) -> TemplateValue {
+        /// The row for the page, with the photos each side names from `album`; `number` names the
+        /// row's elements in the page: a field name may hold characters an HTML id cannot.
+        func templateValue(number: Int, album: PhotoAlbum) -> TemplateValue {
             [
-                "field": .string(field), "server": .string(server), "device": .string(device), "changed": .bool(changed),
+                "number": .string(String(number)), "field": .string(field), "server": .string(server), "device": .string(device),
+                "changed": .bool(changed),
                 "conflicting": .bool(conflicting), "before": before.map(TemplateValue.string) ?? .null,
                 "input": .string(ConflictComparison.inputPrefix + field),
                 "serverPhotos": album.gallery(field: field, value: serverValue), "devicePhotos": album.gallery(field: field, value: deviceValue),
@@ -43,6 +45,10 @@ struct ConflictComparison {
 
     let entry: ConflictEntry
     let rows: [Row]
+
+    func templateRows(_ album: PhotoAlbum) -> TemplateValue {
+        .array(rows.enumerated().map { number, row in row.templateValue(number: number, album: album) })
+    }
 
     init(_ entry: ConflictEntry) {
         self.entry = entry

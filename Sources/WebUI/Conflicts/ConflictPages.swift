@@ -128,7 +128,7 @@ struct ConflictPages {
             "author": .string(conflict.authorName ?? entry.authorId), "deviceId": .string(entry.deviceId), "opId": .string(entry.opId),
             "team": conflict.teamId.map(TemplateValue.string) ?? .null, "opened": .string(opened(entry)),
             "open": .bool(entry.state == .open), "resolvePath": .string(Self.path(of: entry.id) + "/resolve"),
-            "rows": .array(comparison.rows.map { $0.templateValue(album) }), "conflictFields": .string(Formatting.counted(entry.fields.count, "field")),
+            "rows": comparison.templateRows(album), "conflictFields": .string(Formatting.counted(entry.fields.count, "field")),
         ]
         if let resolution = entry.resolution {
             content["resolution"] = [
