@@ -63,7 +63,9 @@
   // the same access checks; without scripts the page is simply the one rendered at load.
   var feed = document.querySelector("[data-live-feed]");
   var regions = Array.prototype.slice.call(document.querySelectorAll("[data-live-region]"));
-  var sourcePath = feed ? feed.getAttribute("data-live-feed") : regions.length ? regions[0].getAttribute("data-live-source") : null;
+  // Regions that only follow others (a filter's counts) name no events and no source.
+  var sourced = document.querySelector("[data-live-source]");
+  var sourcePath = feed ? feed.getAttribute("data-live-feed") : sourced ? sourced.getAttribute("data-live-source") : null;
   if (sourcePath && window.EventSource) {
     var source = liveSource(sourcePath);
     var refresh = regions.length ? liveRegions(regions) : null;
@@ -72,7 +74,7 @@
       (region.getAttribute("data-live-on") || "").split(/\s+/).forEach(function (type) {
         if (type && !followed[type]) {
           followed[type] = true;
-          source.addEventListener(type, function () { refresh(300); });
+          source.addEventListener(type, function () { refresh(100); });
         }
       });
     });

@@ -116,7 +116,9 @@ struct WebConflictQueueTests {
         let browser = try server.signedIn()
         let all = try browser.get("/admin/conflicts")
         #expect(all.body.contains("rep-1") && all.body.contains("job-9") && all.body.contains("2 open conflicts"))
-        #expect(all.body.contains(#"<option value="jobs">jobs (1)</option>"#) && all.body.contains(#"<option value="south">south</option>"#))
+        #expect(
+            all.body.contains(#"<option value="jobs" data-live-region="conflicts-count-jobs">jobs (1)</option>"#)
+                && all.body.contains(#"<option value="south">south</option>"#))
         let jobs = try browser.get("/admin/conflicts?collection=jobs")
         #expect(jobs.body.contains("job-9") && !jobs.body.contains("rep-1") && jobs.body.contains("1 matching conflict"))
         let north = try browser.get("/admin/conflicts?collection=&team=north")

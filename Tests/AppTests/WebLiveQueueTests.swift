@@ -50,8 +50,10 @@ struct WebLiveQueueTests {
         let browser = try server.signedIn()
         let orders = try browser.get("/admin/orders").body
         #expect(orders.contains(#"data-live-region="orders" data-live-source="/admin/events" data-live-on="order.created order.status_changed""#))
+        #expect(orders.contains(#"data-live-region="orders-count-SUBMITTED">Submitted (0)</option>"#))
         let conflicts = try browser.get("/admin/conflicts").body
-        #expect(conflicts.contains(#"data-live-region="conflicts" data-live-source="/admin/events" data-live-on="conflict.opened conflict.resolved""#))
+        #expect(
+            conflicts.contains(#"data-live-region="conflicts" data-live-source="/admin/events" data-live-on="conflict.opened conflict.resolved""#))
         #expect(conflicts.contains(#"data-live-region="conflicts-total""#))
         let dashboard = try browser.get("/admin").body
         #expect(dashboard.contains(#"data-live-region="dashboard-cards""#))

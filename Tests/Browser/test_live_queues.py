@@ -7,6 +7,7 @@ Every wait polls with a deadline; a page that reloaded instead of updating loses
 """
 
 import os
+import time
 import unittest
 import uuid
 
@@ -100,12 +101,17 @@ class OrderQueue(LiveTestCase):
         sign_in(self.driver, self.base, "elena")
         self.driver.get(self.base + "/admin/orders")
         self.assertIn(waiting, self.region_text("orders"))
+        submitted = lambda: int(self.region("orders-count-SUBMITTED").get_attribute("textContent").split("(")[1].rstrip(")"))
+        before = submitted()
         self.mark_loaded_page()
 
         arriving = unique("ORD")
         ana.order(arriving, "cust-0200", [("SEAL-8", 3)])
+        answered_at = time.monotonic()
         self.wait(lambda d: arriving in self.region_text("orders"))
+        print(f"\nlive order queue: order answered to row shown in {(time.monotonic() - answered_at) * 1000:.0f} ms")
         self.assert_not_reloaded()
+        self.wait(lambda d: submitted() == before + 1)
         row = self.driver.find_element(By.LINK_TEXT, arriving).find_element(By.XPATH, "ancestor::tr")
         self.assertIn("live-added", row.get_attribute("class"))
         self.assertIn("cust-0200", row.text)
@@ -116,6 +122,7 @@ class OrderQueue(LiveTestCase):
         office.call("POST", f"/v1/orders/{waiting}/confirm")
         self.wait(lambda d: waiting not in self.region_text("orders"))
         self.assertIn(arriving, self.region_text("orders"))
+        self.wait(lambda d: submitted() == before)
         self.assert_not_reloaded()
         self.assert_no_script_errors()
 
