@@ -42,7 +42,7 @@ struct WebOrderSelectionTests {
         _ = try Self.seed(server, count: 2)
         let browser = try server.signedIn(as: "dee")
         let page = try browser.get("/admin/orders")
-        #expect(page.body.contains(#"<form method="post" action="/admin/orders/ORD-1/confirm""#))
+        #expect(page.body.contains(#"form="confirm-selected" formaction="/admin/orders/ORD-1/confirm" name="from" value="queue""#))
         #expect(page.body.contains(#"<form method="post" action="/admin/orders" id="confirm-selected""#))
         #expect(page.body.contains(#"form="confirm-selected" name="order" value="ORD-2" id="select-ORD-2">"#))
         let all = try browser.get("/admin/orders?select=all")
