@@ -44,9 +44,9 @@ struct WebOrderSelectionTests {
         let page = try browser.get("/admin/orders")
         #expect(page.body.contains(#"form="confirm-selected" formaction="/admin/orders/ORD-1/confirm" name="from" value="queue""#))
         #expect(page.body.contains(#"<form method="post" action="/admin/orders" id="confirm-selected""#))
-        #expect(page.body.contains(#"form="confirm-selected" name="order" value="ORD-2" id="select-ORD-2">"#))
+        #expect(page.body.contains(#"form="confirm-selected" name="order" value="ORD-2" aria-label="Select order ORD-2">"#))
         let all = try browser.get("/admin/orders?select=all")
-        #expect(all.body.contains(#"value="ORD-1" id="select-ORD-1" checked>"#) && all.body.contains("Clear selection"))
+        #expect(all.body.contains(#"value="ORD-1" aria-label="Select order ORD-1" checked>"#) && all.body.contains("Clear selection"))
         let decided = try browser.get("/admin/orders?status=CONFIRMED")
         #expect(!decided.body.contains("confirm-selected"))
     }
