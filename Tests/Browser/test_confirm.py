@@ -81,7 +81,7 @@ class ConfirmSelected(ConfirmationTestCase):
         sign_in(self.driver, self.base, "elena")
         self.driver.get(self.base + "/admin/orders")
         for order_id in order_ids:
-            self.click(self.driver.find_element(By.ID, "select-" + order_id))
+            self.click(self.driver.find_element(By.CSS_SELECTOR, f"input[name=order][value='{order_id}']"))
         self.follow(By.XPATH, "//button[contains(., 'Confirm selected')]")
 
         # One "are you sure?" page lists every chosen order with its customer; nothing changed yet.
