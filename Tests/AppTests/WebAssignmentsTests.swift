@@ -147,6 +147,8 @@ struct WebAssignmentsTests {
         #expect(try scene.dee.get("/admin/assignments?after=garbage").status == 400)
         let unknown = try scene.dee.get("/admin/assignments?user=nobody")
         #expect(unknown.status == 422 && unknown.body.contains("No user is named “nobody”"))
+        let noTeam = try scene.dee.get("/admin/assignments?team=atlantis")
+        #expect(noTeam.status == 422 && noTeam.body.contains("There is no team “atlantis”."))
         #expect(try server.integer("SELECT count(*)::int FROM op_log") == ops)
     }
 

@@ -47,6 +47,7 @@ struct AssignmentPages {
         let pager = try Pager(query)
         var errors: [String: String] = [:]
         var assigneeId: String?
+        if !team.isEmpty, try !board.teamExists(team) { errors["team"] = "There is no team “\(team)”." }
         if !person.isEmpty {
             assigneeId = try directory.user(person)?.id
             if assigneeId == nil { errors["user"] = "No user is named “\(person)” or has that id." }
