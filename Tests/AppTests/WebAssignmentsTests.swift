@@ -103,18 +103,20 @@ struct WebAssignmentsTests {
         #expect(answer.body.contains(#"value="Replace both valves""#))
     }
 
-    @Test("bad input is refused next to its field and writes nothing", arguments: [
-        (["title": ""], "Enter a title."),
-        (["title": String(repeating: "x", count: 201)], "Use at most 200 characters."),
-        (["title": "two\nlines"], "Remove the line breaks"),
-        (["dueDate": "2026-02-30"], "Enter a date as YYYY-MM-DD"),
-        (["status": "evil"], "Choose one of: open, done, cancelled."),
-        (["assignee": "nobody"], "No user is named “nobody” or has that id."),
-        (["assignee": "dee"], "dee is not a field user (role: Dispatcher)"),
-        (["team": "atlantis"], "There is no team “atlantis”."),
-        (["assignee": "", "team": ""], "Choose a field user or a team"),
-        (["assignee": String(repeating: "a", count: 101)], "Use at most 100 characters."),
-    ])
+    @Test(
+        "bad input is refused next to its field and writes nothing",
+        arguments: [
+            (["title": ""], "Enter a title."),
+            (["title": String(repeating: "x", count: 201)], "Use at most 200 characters."),
+            (["title": "two\nlines"], "Remove the line breaks"),
+            (["dueDate": "2026-02-30"], "Enter a date as YYYY-MM-DD"),
+            (["status": "evil"], "Choose one of: open, done, cancelled."),
+            (["assignee": "nobody"], "No user is named “nobody” or has that id."),
+            (["assignee": "dee"], "dee is not a field user (role: Dispatcher)"),
+            (["team": "atlantis"], "There is no team “atlantis”."),
+            (["assignee": "", "team": ""], "Choose a field user or a team"),
+            (["assignee": String(repeating: "a", count: 101)], "Use at most 100 characters."),
+        ])
     func hostileInput(changes: [String: String], message: String) throws {
         let server = try WebTestServer()
         defer { server.stop() }

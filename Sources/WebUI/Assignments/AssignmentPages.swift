@@ -140,7 +140,9 @@ struct AssignmentPages {
             // again is a deliberate choice over the other person's change.
             let current = try board.record(edit.key)
             if let current, !current.isDeleted { form.base = String(current.serverSeq) }
-            return try page(form, record: record == nil ? nil : current ?? record, context: context, notice: Notice(kind: .error, text: answer.text), status: answer.status)
+            return try page(
+                form, record: record == nil ? nil : current ?? record, context: context, notice: Notice(kind: .error, text: answer.text),
+                status: answer.status)
         }
         return .redirect(to: Self.path(of: edit.key) + "?notice=\(notice)")
     }
