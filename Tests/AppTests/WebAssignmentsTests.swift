@@ -149,6 +149,10 @@ struct WebAssignmentsTests {
         #expect(try scene.dee.get("/admin/assignments?after=garbage").status == 400)
         let unknown = try scene.dee.get("/admin/assignments?user=nobody")
         #expect(unknown.status == 422 && unknown.body.contains("No user is named “nobody”"))
+        for query in ["user=%00", "team=a%00b", "user=" + String(repeating: "u", count: 101)] {
+            let refused = try scene.dee.get("/admin/assignments?" + query)
+            #expect(refused.status == 422 && refused.body.contains("without control characters"), "\(query)")
+        }
         let noTeam = try scene.dee.get("/admin/assignments?team=atlantis")
         #expect(noTeam.status == 422 && noTeam.body.contains("There is no team “atlantis”."))
         #expect(try server.integer("SELECT count(*)::int FROM op_log") == ops)

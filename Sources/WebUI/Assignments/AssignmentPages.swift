@@ -45,13 +45,7 @@ struct AssignmentPages {
         let team = (query["team"] ?? "").trimmingCharacters(in: .whitespaces)
         let person = (query["user"] ?? "").trimmingCharacters(in: .whitespaces)
         let pager = try Pager(query)
-        var errors: [String: String] = [:]
-        var assigneeId: String?
-        if !team.isEmpty, try !board.teamExists(team) { errors["team"] = "There is no team “\(team)”." }
-        if !person.isEmpty {
-            assigneeId = try directory.user(person)?.id
-            if assigneeId == nil { errors["user"] = "No user is named “\(person)” or has that id." }
-        }
+        let (assigneeId, errors) = try checkFilters(team: team, person: person)
         let filter = AssignmentFilter(collection: collection, teamId: team.isEmpty ? nil : team, assigneeId: assigneeId)
         let page = errors.isEmpty ? try board.records(filter, after: pager.cursor, limit: Self.pageSize) : PageOf(rows: [], next: nil)
         let filters = [("kind", collection), ("team", team), ("user", person)].filter { !$0.1.isEmpty }
@@ -122,6 +116,20 @@ struct AssignmentPages {
         AssignmentForm.Directory(
             user: { [accounts] text in try accounts.user(id: text) ?? accounts.credentials(username: text)?.user },
             teamExists: { [board] in try board.teamExists($0) })
+    }
+
+    /// The field user's id the `user` filter names, and what is wrong with the filters.
+    private func checkFilters(team: String, person: String) throws -> (assigneeId: String?, errors: [String: String]) {
+        var errors: [String: String] = [:]
+        for (name, value, limit) in [("team", team, AssignmentForm.maximumTeamLength), ("user", person, AssignmentForm.maximumPersonLength)]
+        where value.count > limit || value.contains("\u{0}") {
+            errors[name] = "Use at most \(limit) characters, without control characters."
+        }
+        if errors["team"] == nil, !team.isEmpty, try !board.teamExists(team) { errors["team"] = "There is no team “\(team)”." }
+        guard errors["user"] == nil, !person.isEmpty else { return (nil, errors) }
+        let assigneeId = try directory.user(person)?.id
+        if assigneeId == nil { errors["user"] = "No user is named “\(person)” or has that id." }
+        return (assigneeId, errors)
     }
 
     /// Writes the edit and answers: back to the record on success, the form with the reason otherwise.
