@@ -30,8 +30,10 @@ struct AssignmentScene {
 
     /// The form fields of an assignment, with `changes` replacing some.
     static func fields(_ changes: [String: String] = [:]) -> [(String, String)] {
-        let values = ["title": "Replace boiler valve", "siteId": "site-12", "dueDate": "2026-12-24", "status": "open", "assignee": "ana", "team": "north"]
-            .merging(changes) { $1 }
+        let values = [
+            "title": "Replace boiler valve", "siteId": "site-12", "dueDate": "2026-12-24", "status": "open", "assignee": "ana", "team": "north",
+        ]
+        .merging(changes) { $1 }
         return values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
@@ -68,7 +70,8 @@ struct AssignmentScene {
 extension WebDevice {
     /// One pull page from `cursor` (the first sync without one).
     func pull(after cursor: String? = nil) throws -> PullResponse {
-        let target = "/v1/sync/pull?limit=500" + (cursor.map { "&cursor=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? "")
+        let target =
+            "/v1/sync/pull?limit=500" + (cursor.map { "&cursor=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? "")
         let response = try get(target)
         try #require(response.status == 200, "pull answered \(response.status): \(response.body)")
         return try JSONDecoder().decode(PullResponse.self, from: Data(response.body.utf8))

@@ -103,18 +103,20 @@ struct WebAssignmentsTests {
         #expect(answer.body.contains(#"value="Replace both valves""#))
     }
 
-    @Test("bad input is refused next to its field and writes nothing", arguments: [
-        (["title": ""], "Enter a title."),
-        (["title": String(repeating: "x", count: 201)], "Use at most 200 characters."),
-        (["title": "two\nlines"], "Remove the line breaks"),
-        (["dueDate": "2026-02-30"], "Enter a date as YYYY-MM-DD"),
-        (["status": "evil"], "Choose one of: open, done, cancelled."),
-        (["assignee": "nobody"], "No user is named “nobody” or has that id."),
-        (["assignee": "dee"], "dee is not a field user (role: Dispatcher)"),
-        (["team": "atlantis"], "There is no team “atlantis”."),
-        (["assignee": "", "team": ""], "Choose a field user or a team"),
-        (["assignee": String(repeating: "a", count: 101)], "Use at most 100 characters."),
-    ])
+    @Test(
+        "bad input is refused next to its field and writes nothing",
+        arguments: [
+            (["title": ""], "Enter a title."),
+            (["title": String(repeating: "x", count: 201)], "Use at most 200 characters."),
+            (["title": "two\nlines"], "Remove the line breaks"),
+            (["dueDate": "2026-02-30"], "Enter a date as YYYY-MM-DD"),
+            (["status": "evil"], "Choose one of: open, done, cancelled."),
+            (["assignee": "nobody"], "No user is named “nobody” or has that id."),
+            (["assignee": "dee"], "dee is not a field user (role: Dispatcher)"),
+            (["team": "atlantis"], "There is no team “atlantis”."),
+            (["assignee": "", "team": ""], "Choose a field user or a team"),
+            (["assignee": String(repeating: "a", count: 101)], "Use at most 100 characters."),
+        ])
     func hostileInput(changes: [String: String], message: String) throws {
         let server = try WebTestServer()
         defer { server.stop() }
@@ -147,6 +149,12 @@ struct WebAssignmentsTests {
         #expect(try scene.dee.get("/admin/assignments?after=garbage").status == 400)
         let unknown = try scene.dee.get("/admin/assignments?user=nobody")
         #expect(unknown.status == 422 && unknown.body.contains("No user is named “nobody”"))
+        for query in ["user=%00", "team=a%00b", "user=" + String(repeating: "u", count: 101)] {
+            let refused = try scene.dee.get("/admin/assignments?" + query)
+            #expect(refused.status == 422 && refused.body.contains("without control characters"), "\(query)")
+        }
+        let noTeam = try scene.dee.get("/admin/assignments?team=atlantis")
+        #expect(noTeam.status == 422 && noTeam.body.contains("There is no team “atlantis”."))
         #expect(try server.integer("SELECT count(*)::int FROM op_log") == ops)
     }
 

@@ -32,7 +32,14 @@ struct BackOfficeSeederTests {
         #expect(try integer("SELECT count(*) FROM users WHERE role = 'field'") == 40)
         #expect(try integer("SELECT count(*) FROM op_log") == 1_600)
         #expect(try integer("SELECT count(DISTINCT status) FROM op_log") == 4)
-        #expect(try integer("SELECT count(*) FROM records") == 400)
+        #expect(try integer("SELECT count(*) FROM records WHERE collection <> 'assignments'") == 400)
+        #expect(try integer("SELECT count(*) FROM records WHERE collection = 'assignments'") == 80)
+        let matched = try integer(
+            """
+            SELECT count(*) FROM records r JOIN records a ON a.collection = 'assignments' AND a.record_id = r.payload->>'assignmentId'
+            WHERE r.collection = 'reports' AND a.user_scope = r.user_scope AND a.team_scope = r.team_scope
+            """)
+        #expect(matched == 80)
         #expect(try integer("SELECT count(*) FROM conflicts WHERE state = 'open'") == 50)
         #expect(try integer("SELECT count(*) FROM records WHERE conflict_id IS NOT NULL") == 50)
         #expect(try integer("SELECT count(*) FROM devices WHERE app_version < '2.0.0'") == 8)

@@ -17,7 +17,10 @@ struct AssignmentDeskTests {
         let harness = try Harness()
         let desk = Self.desk(harness)
         let first = try desk.save(AssignmentEdit(key: Self.key, baseServerSeq: nil, fields: Self.fields), by: People.dora)
-        guard case .pushed(let result) = first else { Issue.record("nothing pushed"); return }
+        guard case .pushed(let result) = first else {
+            Issue.record("nothing pushed")
+            return
+        }
         #expect(result.status == .applied)
         let record = try #require(harness.record("assignments", "asg-1"))
         #expect(record.payload["siteId"] == nil && record.payload["assigneeId"] == "u-ana")

@@ -47,7 +47,8 @@ struct AssignmentOutcome {
             let label = labels[conflict.field] ?? conflict.field
             return "\(label) is now “\(ValueText.text(conflict.serverCurrent))” (you entered “\(ValueText.text(conflict.clientNew))”)"
         }
-        var text = "Someone changed this record after you opened the form, so those changes of yours were not saved: "
+        var text =
+            "Someone changed this record after you opened the form, so those changes of yours were not saved: "
             + kept.joined(separator: "; ") + "."
         let applied = (result.appliedFields ?? []).map { labels[$0] ?? $0 }
         if !applied.isEmpty { text += " Your other changes were saved (\(applied.sorted().joined(separator: ", ")))." }

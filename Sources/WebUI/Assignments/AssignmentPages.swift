@@ -45,12 +45,7 @@ struct AssignmentPages {
         let team = (query["team"] ?? "").trimmingCharacters(in: .whitespaces)
         let person = (query["user"] ?? "").trimmingCharacters(in: .whitespaces)
         let pager = try Pager(query)
-        var errors: [String: String] = [:]
-        var assigneeId: String?
-        if !person.isEmpty {
-            assigneeId = try directory.user(person)?.id
-            if assigneeId == nil { errors["user"] = "No user is named “\(person)” or has that id." }
-        }
+        let (assigneeId, errors) = try checkFilters(team: team, person: person)
         let filter = AssignmentFilter(collection: collection, teamId: team.isEmpty ? nil : team, assigneeId: assigneeId)
         let page = errors.isEmpty ? try board.records(filter, after: pager.cursor, limit: Self.pageSize) : PageOf(rows: [], next: nil)
         let filters = [("kind", collection), ("team", team), ("user", person)].filter { !$0.1.isEmpty }
@@ -123,6 +118,20 @@ struct AssignmentPages {
             teamExists: { [board] in try board.teamExists($0) })
     }
 
+    /// The field user's id the `user` filter names, and what is wrong with the filters.
+    private func checkFilters(team: String, person: String) throws -> (assigneeId: String?, errors: [String: String]) {
+        var errors: [String: String] = [:]
+        for (name, value, limit) in [("team", team, AssignmentForm.maximumTeamLength), ("user", person, AssignmentForm.maximumPersonLength)]
+        where value.count > limit || value.contains("\u{0}") {
+            errors[name] = "Use at most \(limit) characters, without control characters."
+        }
+        if errors["team"] == nil, !team.isEmpty, try !board.teamExists(team) { errors["team"] = "There is no team “\(team)”." }
+        guard errors["user"] == nil, !person.isEmpty else { return (nil, errors) }
+        let assigneeId = try directory.user(person)?.id
+        if assigneeId == nil { errors["user"] = "No user is named “\(person)” or has that id." }
+        return (assigneeId, errors)
+    }
+
     /// Writes the edit and answers: back to the record on success, the form with the reason otherwise.
     private func save(_ edit: AssignmentEdit, form: AssignmentForm, record: AssignedRecord?, context: WebContext) throws -> Response {
         let notice: String
@@ -139,7 +148,9 @@ struct AssignmentPages {
             // again is a deliberate choice over the other person's change.
             let current = try board.record(edit.key)
             if let current, !current.isDeleted { form.base = String(current.serverSeq) }
-            return try page(form, record: record == nil ? nil : current ?? record, context: context, notice: Notice(kind: .error, text: answer.text), status: answer.status)
+            return try page(
+                form, record: record == nil ? nil : current ?? record, context: context, notice: Notice(kind: .error, text: answer.text),
+                status: answer.status)
         }
         return .redirect(to: Self.path(of: edit.key) + "?notice=\(notice)")
     }
