@@ -3,7 +3,9 @@ public import Postgres
 public import SyncEngine
 
 /// The back-office charts' figures on PostgreSQL: each chart is one grouped query that
-/// buckets rows with `width_bucket`, so only the buckets travel back.
+/// buckets rows with `width_bucket`, so only the buckets travel back. Each is planned with its
+/// values: a generic plan cannot drop the team filter a NULL team disables, nor see how much
+/// of the op log a time range covers.
 public struct PostgresActivityStore: ActivityStore {
     let database: PostgresClient
 
@@ -15,16 +17,14 @@ public struct PostgresActivityStore: ActivityStore {
     /// (with `status <> 'deferred'`) is the partial index `op_log_received_at`.
     public func opOutcomes(teamId: String?, boundaries: [Date]) throws -> [OpOutcomeCounts] {
         guard let first = boundaries.first, let last = boundaries.last, boundaries.count > 1 else { return [] }
-        let rows = try database.connection { connection in
-            try connection.query(
-                """
-                SELECT width_bucket(o.received_at, \(boundaries)::timestamptz[]) AS period, o.status, count(*)
-                FROM op_log o
-                WHERE o.received_at >= \(first) AND o.received_at < \(last) AND o.status <> 'deferred'
-                  AND (\(teamId)::text IS NULL OR o.author_id IN (SELECT id FROM users WHERE team_id = \(teamId)))
-                GROUP BY 1, 2
-                """)
-        }
+        let query: PostgresQuery = """
+            SELECT width_bucket(o.received_at, \(boundaries)::timestamptz[]) AS period, o.status, count(*)
+            FROM op_log o
+            WHERE o.received_at >= \(first) AND o.received_at < \(last) AND o.status <> 'deferred'
+              AND (\(teamId)::text IS NULL OR o.author_id IN (SELECT id FROM users WHERE team_id = \(teamId)))
+            GROUP BY 1, 2
+            """
+        let rows = try database.connection { try $0.query(query.plannedPerRun()) }
         var periods = Array(repeating: OpOutcomeCounts(), count: boundaries.count - 1)
         for row in rows {
             let (bucket, status, count) = try row.decode((Int, String, Int).self)
@@ -43,15 +43,13 @@ public struct PostgresActivityStore: ActivityStore {
     /// gives 0 below `ages[0]` (a sync stamped in the future included), `ages.count` from the
     /// last age on, and NULL for a device that never synced.
     public func devicesBySyncAge(teamId: String?, now: Date, ages: [TimeInterval]) throws -> AgeDistribution {
-        let rows = try database.connection { connection in
-            try connection.query(
-                """
-                SELECT width_bucket(extract(epoch FROM \(now)::timestamptz - d.last_sync_at)::float8, \(ages)::float8[]) AS bucket, count(*)
-                FROM devices d LEFT JOIN users u ON u.id = d.user_id
-                WHERE (\(teamId)::text IS NULL OR u.team_id = \(teamId))
-                GROUP BY 1
-                """)
-        }
+        let query: PostgresQuery = """
+            SELECT width_bucket(extract(epoch FROM \(now)::timestamptz - d.last_sync_at)::float8, \(ages)::float8[]) AS bucket, count(*)
+            FROM devices d LEFT JOIN users u ON u.id = d.user_id
+            WHERE (\(teamId)::text IS NULL OR u.team_id = \(teamId))
+            GROUP BY 1
+            """
+        let rows = try database.connection { try $0.query(query.plannedPerRun()) }
         var distribution = AgeDistribution(counts: Array(repeating: 0, count: ages.count + 1), never: 0)
         for row in rows {
             let (bucket, count) = try row.decode((Int?, Int).self)
@@ -68,15 +66,13 @@ public struct PostgresActivityStore: ActivityStore {
     /// (their record's team, else their author's). The state filter is the partial index
     /// `conflicts_open`.
     public func openConflictsByAge(teamId: String?, now: Date, ages: [TimeInterval]) throws -> [(collection: String, counts: [Int])] {
-        let rows = try database.connection { connection in
-            try connection.query(
-                """
-                SELECT c.collection, width_bucket(extract(epoch FROM \(now)::timestamptz - c.opened_at)::float8, \(ages)::float8[]) AS bucket, count(*)
-                FROM conflicts c LEFT JOIN users u ON u.id = c.author_id
-                WHERE c.state = 'open' AND (\(teamId)::text IS NULL OR COALESCE(\(unescaped: PostgresConflictStore.recordTeam), u.team_id) = \(teamId))
-                GROUP BY 1, 2 ORDER BY 1
-                """)
-        }
+        let query: PostgresQuery = """
+            SELECT c.collection, width_bucket(extract(epoch FROM \(now)::timestamptz - c.opened_at)::float8, \(ages)::float8[]) AS bucket, count(*)
+            FROM conflicts c LEFT JOIN users u ON u.id = c.author_id
+            WHERE c.state = 'open' AND (\(teamId)::text IS NULL OR COALESCE(\(unescaped: PostgresConflictStore.recordTeam), u.team_id) = \(teamId))
+            GROUP BY 1, 2 ORDER BY 1
+            """
+        let rows = try database.connection { try $0.query(query.plannedPerRun()) }
         var result: [(collection: String, counts: [Int])] = []
         for row in rows {
             let (collection, bucket, count) = try row.decode((String, Int, Int).self)
