@@ -70,6 +70,7 @@ public struct BackOfficeSeeder: Sendable {
             try seedDevices(volume, on: connection)
             try seedJournal(volume, on: connection)
             try seedRecords(on: connection)
+            try seedAssignments(on: connection)
             try seedConflicts(on: connection)
         }
     }

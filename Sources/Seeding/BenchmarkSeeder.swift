@@ -19,7 +19,7 @@ public struct BenchmarkSeeder: Sendable {
     ///   or 2, as written before `laborMinutes` was renamed `labor_minutes` (for the record migration).
     public func seed(users: Int, records: Int, schemaVersion: Int = 3) throws -> [String] {
         let labor = schemaVersion < 3 ? "laborMinutes" : "labor_minutes"
-        return try database.withTransaction { connection in
+        try database.withTransaction { connection in
             try connection.executeScript(BackOfficeSeeder.noTimeouts)
             try connection.execute(
                 """
@@ -30,25 +30,36 @@ public struct BenchmarkSeeder: Sendable {
                 INSERT INTO users (id, username, role, team_id, password_hash)
                 SELECT 'u-seed-' || i, 'seed-' || i, 'field', 'seed-team-' || (i / 20), '!' FROM generate_series(0, \(users) - 1) i
                 """)
-            // Numbers come from the server sequence, like any change, in one block
-            // (SeedSQL.reserve).
-            try connection.execute(
-                """
-                WITH base AS (SELECT \(unescaped: SeedSQL.reserve("\(records)")) AS v)
-                INSERT INTO records (collection, record_id, payload, field_meta, server_seq, user_scope, team_scope, schema_version)
-                SELECT 'jobs', 'seed-' || n,
-                       jsonb_build_object('title', 'Job ' || n, 'status', 'in_progress', \(labor)::text, n % 480,
-                                          'assigneeId', 'u-seed-' || (n % \(users)), 'teamId', 'seed-team-' || ((n % \(users)) / 20)),
-                       (SELECT jsonb_object_agg(field, meta.value)
-                        FROM unnest(ARRAY['title', 'status', \(labor)::text, 'assigneeId', 'teamId']) field,
-                             (SELECT jsonb_build_object('seq', base.v + n + 1, 'opId', 'seed-op-' || n,
-                                                        'deviceId', 'seed-device-' || (n % \(users))) AS value) meta),
-                       base.v + n + 1, 'user:u-seed-' || (n % \(users)), 'team:seed-team-' || ((n % \(users)) / 20), \(schemaVersion)::int
-                FROM base, generate_series(0, \(records) - 1) n
-                """)
-            return (0..<users).map { "u-seed-\($0)" }
         }
+        // A transaction per block, as pushes write: each block has its own transaction id and
+        // ascending numbers from the server sequence (SeedSQL.reserve), so pulls page through
+        // them as through pushed changes. (A million rows under one transaction id would also
+        // mislead the planner, which estimates the position range from the id alone.)
+        for first in stride(from: 0, to: records, by: Self.recordsPerTransaction) {
+            let last = min(first + Self.recordsPerTransaction, records) - 1
+            try database.withTransaction { connection in
+                try connection.executeScript(BackOfficeSeeder.noTimeouts + "; SET LOCAL synchronous_commit = off")
+                try connection.execute(
+                    """
+                    WITH base AS (SELECT \(unescaped: SeedSQL.reserve("\(last - first + 1)")) - \(first)::int AS v)
+                    INSERT INTO records (collection, record_id, payload, field_meta, server_seq, user_scope, team_scope, schema_version)
+                    SELECT 'jobs', 'seed-' || n,
+                           jsonb_build_object('title', 'Job ' || n, 'status', 'in_progress', \(labor)::text, n % 480,
+                                              'assigneeId', 'u-seed-' || (n % \(users)), 'teamId', 'seed-team-' || ((n % \(users)) / 20)),
+                           (SELECT jsonb_object_agg(field, meta.value)
+                            FROM unnest(ARRAY['title', 'status', \(labor)::text, 'assigneeId', 'teamId']) field,
+                                 (SELECT jsonb_build_object('seq', base.v + n + 1, 'opId', 'seed-op-' || n,
+                                                            'deviceId', 'seed-device-' || (n % \(users))) AS value) meta),
+                           base.v + n + 1, 'user:u-seed-' || (n % \(users)), 'team:seed-team-' || ((n % \(users)) / 20), \(schemaVersion)::int
+                    FROM base, generate_series(\(first)::int, \(last)::int) n
+                    """)
+            }
+        }
+        return (0..<users).map { "u-seed-\($0)" }
     }
+
+    /// Records per seeding transaction: a large push.
+    static let recordsPerTransaction = 500
 
     /// Refreshes planner statistics after a bulk load.
     public func analyze() throws {

@@ -37,7 +37,7 @@ struct WebLiveFeedTests {
         _ = try WebOrdersTests.seed(server)
         let browser = try server.signedIn(as: "dee")
         let feed = try await Self.openFeed(server, as: browser)
-        let done = try browser.submit("/admin/orders/ORD-1/confirm", from: "/admin/orders/ORD-1", [("confirmed", "yes")])
+        let done = try browser.submit("/admin/orders/ORD-1/confirm", from: "/admin/orders/ORD-1")
         #expect(done.status == 303)
         let events = try await feed.events(until: { $0.event == "order.status_changed" })
         #expect(events.last?.json["status"]?.stringValue == "CONFIRMED")

@@ -38,17 +38,16 @@ struct WebOrdersTests {
         #expect(!confirmed.body.contains("/admin/orders/ORD-1"))
     }
 
-    @Test("confirming on the order page asks first, then changes the status once, and the device's pull sees it")
+    @Test("confirming on the order page is one click that changes the status once, and the device's pull sees it")
     func confirm() throws {
         let server = try WebTestServer()
         defer { server.stop() }
         let device = try Self.seed(server)
         let before = try server.record("orders", "ORD-1").serverSeq
         let browser = try server.signedIn(as: "dee")
-        let asked = try browser.submit("/admin/orders/ORD-1/confirm", from: "/admin/orders/ORD-1")
-        #expect(asked.status == 200 && asked.body.contains("Confirm order ORD-1?"))
-        #expect(try Self.status(server) == "SUBMITTED")
-        let done = try browser.submit("/admin/orders/ORD-1/confirm", from: "/admin/orders/ORD-1", [("confirmed", "yes")])
+        let page = try browser.get("/admin/orders/ORD-1")
+        #expect(page.body.contains(#"<form method="post" action="/admin/orders/ORD-1/confirm""#))
+        let done = try browser.submit("/admin/orders/ORD-1/confirm", from: "/admin/orders/ORD-1")
         #expect(done.status == 303 && done.location == "/admin/orders/ORD-1?notice=confirmed")
         let after = try server.record("orders", "ORD-1")
         #expect(after.payload["status"]?.stringValue == "CONFIRMED" && after.serverSeq > before)
@@ -56,8 +55,26 @@ struct WebOrdersTests {
         #expect(events == 1)
         let pull = try device.get("/v1/sync/pull?limit=500")
         #expect(pull.status == 200 && pull.body.contains("CONFIRMED"), "pull: \(pull.body)")
-        let again = try browser.submit("/admin/orders/ORD-1/confirm", from: "/admin/orders/ORD-1", [("confirmed", "yes")])
-        #expect(again.status == 409)
+        let shown = try browser.get("/admin/orders/ORD-1?notice=confirmed")
+        #expect(shown.body.contains("Order confirmed.") && shown.body.contains("<dt>Decided by</dt><dd>dee</dd>"))
+        let again = try browser.submit("/admin/orders/ORD-1/confirm", from: "/admin/orders/ORD-1")
+        #expect(again.status == 409 && again.body.contains("Someone decided this order a moment ago"))
+        #expect(try server.integer("SELECT count(*)::int FROM events WHERE type = 'order.status_changed'") == 1)
+    }
+
+    @Test("the queue's Confirm button confirms its row's order in one post")
+    func confirmFromQueue() throws {
+        let server = try WebTestServer()
+        defer { server.stop() }
+        _ = try Self.seed(server)
+        let browser = try server.signedIn(as: "dee")
+        let done = try browser.submit("/admin/orders/ORD-1/confirm", from: "/admin/orders", [("from", "queue")])
+        #expect(done.status == 303 && done.location == "/admin/orders?confirmed=ORD-1")
+        #expect(try Self.status(server) == "CONFIRMED")
+        let queue = try browser.get("/admin/orders?confirmed=ORD-1")
+        #expect(queue.body.contains("Order ORD-1 confirmed.") && !queue.body.contains("/admin/orders/ORD-1"))
+        // The notice speaks only of an order that is confirmed.
+        #expect(!(try browser.get("/admin/orders?confirmed=ORD-404").body.contains("ORD-404")))
     }
 
     @Test("rejecting needs a reason, asks first, and stores the reason")
@@ -85,7 +102,7 @@ struct WebOrdersTests {
         defer { server.stop() }
         _ = try Self.seed(server)
         let browser = try server.signedIn(as: "dee")
-        let forged = try browser.post("/admin/orders/ORD-1/confirm", [("confirmed", "yes")])
+        let forged = try browser.post("/admin/orders/ORD-1/confirm", [])
         #expect(forged.status == 403)
         #expect(try Self.status(server) == "SUBMITTED")
     }

@@ -48,10 +48,15 @@ final class WebDevice {
 
     /// Posts a JSON body with this device's token and the extra `headers`, e.g. an `Idempotency-Key`.
     func post(_ path: String, json body: Data, headers: [(String, String)] = []) throws -> WebResponse {
+        try send("POST", path, body: body, contentType: "application/json", headers: headers)
+    }
+
+    /// Sends `body` with this device's token and the extra `headers`.
+    func send(_ method: String, _ path: String, body: Data, contentType: String, headers: [(String, String)] = []) throws -> WebResponse {
         let signedIn = browser.extraHeaders
         defer { browser.extraHeaders = signedIn }
         browser.extraHeaders += headers
-        return try browser.send("POST", path, body: body, contentType: "application/json")
+        return try browser.send(method, path, body: body, contentType: contentType)
     }
 
     /// `GET` with this device's token, e.g. `/v1/team/rollup`.

@@ -86,6 +86,8 @@ struct WebResponse {
     let status: Int
     let headers: [(name: String, value: String)]
     let body: String
+    /// The body's bytes, for answers that are not text (a photo).
+    var data = Data()
 
     func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
@@ -172,7 +174,7 @@ final class Browser {
         let bodyStart = raw.startIndex + text[..<split.upperBound].utf8.count
         let chunked = headers.contains { $0.name.lowercased() == "transfer-encoding" && $0.value.lowercased() == "chunked" }
         let body = chunked ? try dechunk(raw[bodyStart...]) : raw[bodyStart...]
-        return WebResponse(status: status, headers: headers, body: String(decoding: body, as: UTF8.self))
+        return WebResponse(status: status, headers: headers, body: String(decoding: body, as: UTF8.self), data: Data(body))
     }
 
     /// A chunked body (RFC 9112 §7.1) joined back together.

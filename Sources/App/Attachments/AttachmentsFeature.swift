@@ -3,6 +3,7 @@ import Storage
 import Support
 public import SyncAPI
 public import SyncEngine
+public import WebUI
 public import Worker
 
 /// Resumable uploads and downloads of attachments (`/v1/attachments/…`), and the job that
@@ -24,6 +25,10 @@ public struct AttachmentsFeature: Feature {
 
     public func routes(on api: APIRoutes) {
         AttachmentsController(uploads: service).register(on: api)
+    }
+
+    public func pages(on backOffice: BackOfficePages) {
+        backOffice.addPhotoPages(store: PostgresPhotoStore(database: core.database), blobs: files.blobs)
     }
 
     public var jobs: [any Job] {

@@ -18,6 +18,7 @@ public struct ConflictsFeature: Feature {
     }
 
     public func pages(on backOffice: BackOfficePages) {
-        backOffice.addConflictPages(conflicts: conflicts, changes: core.changes)
+        backOffice.addConflictPages(
+            conflicts: conflicts, changes: core.changes, photos: core.recordPhotos, activity: PostgresActivityStore(database: core.database))
     }
 }

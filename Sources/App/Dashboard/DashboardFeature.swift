@@ -11,6 +11,7 @@ public struct DashboardFeature: Feature {
 
     public func pages(on backOffice: BackOfficePages) {
         backOffice.addDashboard(
-            counts: PostgresDashboardStore(database: core.database), settings: core.settings, jobRuns: PostgresJobRunStore(database: core.database))
+            counts: PostgresDashboardStore(database: core.database), settings: core.settings, jobRuns: PostgresJobRunStore(database: core.database),
+            activity: PostgresActivityStore(database: core.database))
     }
 }

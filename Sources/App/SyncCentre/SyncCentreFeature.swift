@@ -10,6 +10,8 @@ public struct SyncCentreFeature: Feature {
     }
 
     public func pages(on backOffice: BackOfficePages) {
-        backOffice.addSyncCentrePages(store: PostgresSyncCentreStore(database: core.database), settings: core.settings)
+        backOffice.addSyncCentrePages(
+            store: PostgresSyncCentreStore(database: core.database), settings: core.settings, photos: core.recordPhotos,
+            activity: PostgresActivityStore(database: core.database))
     }
 }

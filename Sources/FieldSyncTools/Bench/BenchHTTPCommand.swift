@@ -100,6 +100,9 @@ final class BenchServer: Sendable {
         try settings.update(current, by: nil)
     }
 
+    /// The embedded PostgreSQL's data folder.
+    var databaseDirectory: URL { directory.appendingPathComponent("postgres") }
+
     func stop() {
         application.shutdown()
         try? FileManager.default.removeItem(at: directory)

@@ -23,6 +23,8 @@ struct BenchSyncCommand: Command {
           2. replay of already-applied batches: per-batch time;
           3. the push curve: for each --curve count of new concurrent devices, --curve-batches
              batches shared among them (at least 2 each): ops/s and batch p95 (empty: skipped);
+             The first run also reports the CPU seconds per 1,000 ops of the server
+             (the benchmark's client threads left out) and of PostgreSQL;
           4. pull: --records jobs over --users users are loaded (every field's metadata naming
              its op and device), then --pulls pages of 500 are pulled by sampled users, once
              per encoding: plain, gzip, and compact field metadata with gzip. For each:
@@ -53,7 +55,7 @@ struct BenchSyncCommand: Command {
                 let credentials = try bench.token(role: .field)
                 return PushingDevice(token: credentials.token, deviceId: credentials.deviceId, client: client)
             }
-            try benchmarkPush(pushers, batches: batches)
+            try benchmarkPush(pushers, batches: batches, cpu: bench.databaseDirectory)
             try benchmarkReplay(pushers[0], batches: min(batches, 100))
             for count in curve {
                 let devices = try (0..<count).map { _ in
@@ -67,22 +69,28 @@ struct BenchSyncCommand: Command {
         return 0
     }
 
-    private func benchmarkPush(_ pushers: [PushingDevice], batches: Int, label: String? = nil) throws {
+    /// - Parameter cpu: the benchmark's PostgreSQL data folder, to report CPU per 1,000 ops; nil: not reported.
+    private func benchmarkPush(_ pushers: [PushingDevice], batches: Int, label: String? = nil, cpu: URL? = nil) throws {
         let latencies = Mutex(Latencies())
         let failures = Mutex<[String]>([])
+        let clientCPU = Mutex(0.0)
+        let before = cpu.map(CPUClock.sample(databaseDirectory:))
         let seconds =
             measureMilliseconds {
                 onThreads(pushers.count) { index in
+                    let start = CPUClock.currentThread()
                     do {
                         let local = try pushers[index].push(batches: batches)
                         latencies.withLock { $0.add(contentsOf: local) }
                     } catch {
                         failures.withLock { $0.append("\(error)") }
                     }
+                    clientCPU.withLock { $0 += CPUClock.currentThread() - start }
                 }
             } / 1000
         if let failure = failures.withLock({ $0.first }) { throw CommandError("push failed: \(failure)") }
         let ops = pushers.count * batches * 50
+        let cpuUsed = cpu.map(CPUClock.sample(databaseDirectory:))
         let summary = latencies.withLock { $0 }.summary
         if let label {
             print("\(label): \(pushers.count) devices: \(String(format: "%.0f", Double(ops) / seconds)) ops/s, batch time \(summary)")
@@ -93,6 +101,16 @@ struct BenchSyncCommand: Command {
                 format: "push: %d devices x %d batches of 50 = %d ops in %.1f s: %.0f ops/s", pushers.count, batches, ops, seconds,
                 Double(ops) / seconds))
         print("push batch time: \(summary)")
+        if let cpuUsed, let before {
+            let used = cpuUsed - before
+            let perThousand = 1_000 / Double(ops)
+            let server = (used.process - clientCPU.withLock { $0 }) * perThousand
+            let database = used.database * perThousand
+            print(
+                String(
+                    format: "push CPU per 1,000 ops: server %.3f s + PostgreSQL %.3f s = %.3f s (the benchmark's client threads left out)",
+                    server, database, server + database))
+        }
     }
 
     private func benchmarkReplay(_ device: PushingDevice, batches: Int) throws {

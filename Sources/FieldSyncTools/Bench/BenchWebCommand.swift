@@ -3,6 +3,7 @@ import Foundation
 import Seeding
 import Storage
 import Support
+import SyncEngine
 
 /// `fieldsync bench web`: the server time of every back-office page on a large database.
 struct BenchWebCommand: Command {
@@ -21,7 +22,11 @@ struct BenchWebCommand: Command {
         It signs in as admin through the sign-in form and requests each back-office page
         --requests times in a row on one keep-alive loopback connection, after --warmup
         untimed requests, cycling through sample devices, records, conflicts, orders and
-        users. GET /v1/team/rollup is requested with a supervisor's device token.
+        users (the search page looks for their ids, and for short prefixes that match many).
+        GET /v1/team/rollup is requested with a supervisor's device token. Ten reports
+        get photos (one stored, one uploading, one missing each) for the photo pages. The
+        "Confirm selected" page is posted with the most orders a selection may hold (its
+        "Are you sure?" step, which changes nothing).
         Prints p50 and p95 per page against the 50 ms target: the time from sending a request
         to receiving the whole body. Nothing is asserted.
         """
@@ -51,13 +56,19 @@ struct BenchWebCommand: Command {
                 format: "FieldSync back-office benchmark: %d devices, %d ops, %d open conflicts loaded in %.1f s",
                 volume.devices, volume.devices * volume.opsPerDevice, volume.openConflicts, seconds))
         let samples = try seeder.samples()
+        let photoPages = try BenchPhotos.pages(core, seeder: seeder)
         let supervisor = try core.accounts.issueToken(
             userId: samples.supervisorId, deviceId: "bench-web-supervisor", platform: "bench", appVersion: "9.9.9", lifetime: 3600)
         let browser = try BackOfficeBrowser(port: bench.application.port)
         try browser.signIn(username: "admin", password: BenchServer.adminPassword)
         print("\(requests) sequential requests per page after \(warmup) warm-up, one keep-alive loopback connection\n")
         print(WebPageTiming.header)
-        for page in WebPage.all(samples, supervisorToken: supervisor.token) {
+        let selection = WebPage.selection(
+            try seeder.submittedOrderIds(limit: OrderSelection.limit), csrfToken: try browser.csrfToken(at: "/admin/orders"))
+        let pages =
+            WebPage.all(samples, supervisorToken: supervisor.token) + photoPages + [selection]
+            + WebPage.assignments(samples, ids: try seeder.assignmentSamples())
+        for page in pages {
             print(try WebPageTiming.measure(page, with: browser, requests: requests, warmup: warmup).line)
         }
         return 0
@@ -69,6 +80,15 @@ struct WebPage {
     let name: String
     let targets: [String]
     var headers: [(String, String)] = []
+    /// Fields to post instead of a GET (with the CSRF token among them).
+    var form: [(String, String)]? = nil
+
+    /// The "Are you sure?" page of "Confirm selected" for `orderIds`.
+    static func selection(_ orderIds: [String], csrfToken: String) -> WebPage {
+        WebPage(
+            name: "confirm selected (\(orderIds.count) orders)", targets: ["/admin/orders"],
+            form: orderIds.map { ("order", $0) } + [("_csrf", csrfToken)])
+    }
 
     /// Every page the back-office serves for reading, on the sampled rows.
     static func all(_ samples: BackOfficeSamples, supervisorToken: String) -> [WebPage] {
@@ -86,6 +106,7 @@ struct WebPage {
             WebPage(name: "conflicts ?team=", targets: ["/admin/conflicts?team=\(samples.teamId)"]),
             WebPage(name: "conflict detail", targets: samples.openConflictIds.map { "/admin/conflicts/\($0)" }),
             WebPage(name: "orders queue", targets: ["/admin/orders"]),
+            WebPage(name: "orders queue ?select=all", targets: ["/admin/orders?select=all"]),
             WebPage(name: "order detail", targets: samples.submittedOrderIds.map { "/admin/orders/\($0)" }),
             WebPage(name: "team roll-up", targets: ["/admin/team?team=\(samples.teamId)"]),
             WebPage(name: "users", targets: ["/admin/users"]),
@@ -93,9 +114,31 @@ struct WebPage {
             WebPage(name: "devices", targets: ["/admin/devices"]),
             WebPage(name: "settings", targets: ["/admin/settings"]),
             WebPage(
+                name: "search by id",
+                targets: (samples.records.map(\.recordId) + samples.deviceIds + samples.submittedOrderIds).map(Self.searchPath)),
+            WebPage(name: "search, broad prefix", targets: ["j", "dev", "field", "cust-", "u"].map(Self.searchPath)),
+            WebPage(
                 name: "GET /v1/team/rollup (supervisor)", targets: ["/v1/team/rollup"],
                 headers: [("Authorization", "Bearer \(supervisorToken)"), ("X-App-Version", "9.9.9")]),
         ]
+    }
+}
+
+extension WebPage {
+    /// The assignment pages: the lists, the new-assignment form, and an assignment's and a job's form.
+    static func assignments(_ samples: BackOfficeSamples, ids: [String]) -> [WebPage] {
+        [
+            WebPage(name: "assignments", targets: ["/admin/assignments"]),
+            WebPage(name: "assignments ?team=", targets: ["/admin/assignments?team=\(samples.teamId)"]),
+            WebPage(name: "assignments ?kind=jobs&user=", targets: samples.fieldUserIds.map { "/admin/assignments?kind=jobs&user=\($0)" }),
+            WebPage(name: "new assignment", targets: ["/admin/assignments/new"]),
+            WebPage(name: "assignment form", targets: ids.map { "/admin/assignments/assignments/\($0)" }),
+            WebPage(name: "job move form", targets: samples.records.map { "/admin/assignments/\($0.collection)/\($0.recordId)" }),
+        ]
+    }
+
+    static func searchPath(_ text: String) -> String {
+        "/admin/search?q=" + (text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
     }
 }
 
@@ -113,9 +156,11 @@ struct WebPageTiming {
         for index in 0..<(warmup + requests) {
             let target = page.targets[index % page.targets.count]
             var answer: LoopbackResponse?
-            let time = try measureMilliseconds { answer = try browser.get(target, headers: page.headers) }
+            let time = try measureMilliseconds {
+                answer = try page.form.map { try browser.post(target, form: $0) } ?? browser.get(target, headers: page.headers)
+            }
             guard let answer, answer.status == 200, !answer.body.isEmpty else {
-                throw CommandError("GET \(target) answered \(answer?.status ?? 0)")
+                throw CommandError("\(page.form == nil ? "GET" : "POST") \(target) answered \(answer?.status ?? 0)")
             }
             guard index >= warmup else { continue }
             latencies.add(time)

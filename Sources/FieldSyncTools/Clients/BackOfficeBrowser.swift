@@ -17,16 +17,25 @@ final class BackOfficeBrowser {
     /// CSRF token, `POST /login` answers 303 with the session cookie.
     /// - Throws: `CommandError` when either step does not answer as a browser expects.
     func signIn(username: String, password: String) throws {
-        let form = try get("/login")
-        let body = String(decoding: form.body, as: UTF8.self)
-        guard let field = body.range(of: #"name="_csrf" value=""#) else { throw CommandError("GET /login has no sign-in form") }
-        let token = String(body[field.upperBound...].prefix { $0 != "\"" })
-        let fields = [("_csrf", token), ("username", username), ("password", password), ("next", "/admin")]
-        let encoded = fields.map { "\($0.0)=\(Self.escape($0.1))" }.joined(separator: "&")
-        let answer = try send("POST", "/login", body: Data(encoded.utf8), headers: [("Content-Type", "application/x-www-form-urlencoded")])
+        let token = try csrfToken(at: "/login")
+        let answer = try post("/login", form: [("_csrf", token), ("username", username), ("password", password), ("next", "/admin")])
         guard answer.status == 303, cookies["fieldsync_session"] != nil else {
             throw CommandError("sign-in of \(username) answered \(answer.status)")
         }
+    }
+
+    /// The CSRF token of the first form on the page at `target`.
+    /// - Throws: `CommandError` when the page has no form.
+    func csrfToken(at target: String) throws -> String {
+        let body = String(decoding: try get(target).body, as: UTF8.self)
+        guard let field = body.range(of: #"name="_csrf" value=""#) else { throw CommandError("GET \(target) has no form") }
+        return String(body[field.upperBound...].prefix { $0 != "\"" })
+    }
+
+    /// Sends `POST target` with `fields` url-encoded, as a form does.
+    func post(_ target: String, form fields: [(String, String)]) throws -> LoopbackResponse {
+        let encoded = fields.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
+        return try send("POST", target, body: Data(encoded.utf8), headers: [("Content-Type", "application/x-www-form-urlencoded")])
     }
 
     /// Sends `GET target` with the cookies and `headers`.

@@ -12,7 +12,7 @@ public struct PostgresConflictStore: ConflictStore {
     }
 
     /// The team of conflict `c`'s record (its first `team:` scope key), if it has one.
-    private static let recordTeam = "(SELECT substr(k, 6) FROM unnest(c.scope_keys) k WHERE k LIKE 'team:%' ORDER BY k LIMIT 1)"
+    static let recordTeam = "(SELECT substr(k, 6) FROM unnest(c.scope_keys) k WHERE k LIKE 'team:%' ORDER BY k LIMIT 1)"
 
     /// Open conflicts with their author and team, joined once; both queries below filter it.
     private static let openRows = """

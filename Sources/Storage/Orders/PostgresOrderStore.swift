@@ -11,14 +11,25 @@ public struct PostgresOrderStore: OrderStore {
         self.database = database
     }
 
-    /// The live `orders` records with their submitter's name. The columns are
-    /// `RecordRow.columns` with an empty `field_meta`: an order is read from its payload, and
-    /// decoding every field's metadata was a large share of the queue's cost.
+    /// The live `orders` records with their submitter's name and, once decided, the name of
+    /// who decided. The columns are `RecordRow.columns` with an empty `field_meta`: an order is
+    /// read from its payload, and decoding every field's metadata was a large share of the
+    /// queue's cost.
     private static let orders = """
         SELECT collection, record_id, payload::text, '{}', server_seq, deleted_seq, conflict_id, schema_version, created_at, updated_at,
-               u.username, \(KeyPart.timestampText("created_at"))
+               u.username, \(KeyPart.timestampText("created_at")), \(decider)
         FROM records LEFT JOIN (SELECT id, username FROM users) u ON records.user_scope = 'user:' || u.id
         WHERE collection = 'orders' AND deleted_seq IS NULL
+        """
+
+    /// The user whose change last set `status`, from its field metadata: a back-office change
+    /// carries `web:<user id>`, a device's change the device id.
+    private static let decider = """
+        CASE WHEN payload->>'status' <> 'SUBMITTED' THEN COALESCE(
+            (SELECT username FROM users WHERE field_meta->'status'->>'deviceId' LIKE 'web:%'
+                AND id = substr(field_meta->'status'->>'deviceId', 5)),
+            (SELECT du.username FROM devices d JOIN users du ON du.id = d.user_id WHERE d.device_id = field_meta->'status'->>'deviceId'))
+        END
         """
 
     /// The list's first page starts after this key: `-infinity` precedes every order.
@@ -63,7 +74,18 @@ public struct PostgresOrderStore: OrderStore {
         return try rows.first.map(Self.decode)
     }
 
+    /// The orders among `ids` (one statement), in no particular order; ids that name no order
+    /// are left out.
+    public func orders(ids: [String]) throws -> [QueuedOrder] {
+        let rows = try database.connection { connection in
+            try connection.query("\(unescaped: Self.orders) AND record_id = ANY(\(ids)::text[])")
+        }
+        return try rows.map(Self.decode)
+    }
+
     private static func decode(_ row: PostgresRow) throws -> QueuedOrder {
-        QueuedOrder(order: try Order(record: RecordRow.decode(row, offset: 0)), submittedBy: try row.decode(10, as: String?.self))
+        QueuedOrder(
+            order: try Order(record: RecordRow.decode(row, offset: 0)), submittedBy: try row.decode(10, as: String?.self),
+            decidedBy: try row.decode(12, as: String?.self))
     }
 }

@@ -93,7 +93,8 @@ enum PullRows {
         guard let keys = visible else {
             return try connection.query(
                 PostgresQuery(
-                    "SELECT \(columns) FROM records WHERE \(range) ORDER BY xid, server_seq LIMIT $6", binds: binds)
+                    "SELECT \(columns) FROM records WHERE \(range) ORDER BY xid, server_seq LIMIT $6", binds: binds
+                ).plannedPerRun()
             ).map(decode)
         }
         guard !keys.isEmpty else { return [] }
@@ -114,7 +115,9 @@ enum PullRows {
                 """)
         }
         var seen = Set<RecordKey>()
-        return try connection.query(PostgresQuery(sql.joined(separator: " UNION ALL "), binds: binds))
+        // Planned with its values: a generic plan cannot estimate the (xid, seq) range, guesses a
+        // row or two per key, and reads every row of a large team's key before sorting them.
+        return try connection.query(PostgresQuery(sql.joined(separator: " UNION ALL "), binds: binds).plannedPerRun())
             .map(decode)
             .filter { seen.insert($0.key).inserted }
             .sorted { $0.position < $1.position }
@@ -132,8 +135,7 @@ enum PullRows {
     ) throws -> [PullRow] {
         guard !keys.isEmpty else { return [] }
         let keyTexts = keys.map(\.rawValue)
-        return try connection.query(
-            """
+        let query: PostgresQuery = """
             SELECT e.seq, e.xid, e.collection, e.record_id,
                    '{"collection":' || to_json(e.collection)::text || ',"recordId":' || to_json(e.record_id)::text
                        || ',"serverSeq":' || e.seq || ',"type":"remove"}', NULL::text
@@ -147,7 +149,7 @@ enum PullRows {
                             ELSE ARRAY[r.user_scope, r.team_scope] END && \(keyTexts)::text[])
             ORDER BY e.xid, e.seq LIMIT \(limit)
             """
-        ).map(decode)
+        return try connection.query(query.plannedPerRun()).map(decode)
     }
 
     private static func decode(_ row: PostgresRow) throws -> PullRow {

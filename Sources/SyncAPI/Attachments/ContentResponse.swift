@@ -15,7 +15,7 @@ enum ContentResponse {
             // The type is the device's claim: never let a browser sniff or run it as a page.
             "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox; default-src 'none'",
         ]
-        if let candidates = request.headers["if-none-match"], matches(candidates, etag: etag) {
+        if request.ifNoneMatch(etag) {
             return Response(status: 304, headers: headers)
         }
         headers["Content-Type"] = content.contentType
@@ -35,13 +35,6 @@ enum ContentResponse {
         }
     }
 
-    /// Whether an `If-None-Match` list names `etag` (or is `*`); weak tags compare equal too.
-    static func matches(_ candidates: String, etag: String) -> Bool {
-        candidates.split(separator: ",").contains { candidate in
-            let tag = candidate.trimmingCharacters(in: .whitespaces)
-            return tag == "*" || tag == etag || tag == "W/" + etag
-        }
-    }
 }
 
 /// What a `Range` header asks of a representation of `size` bytes (RFC 9110 §14.1.2).

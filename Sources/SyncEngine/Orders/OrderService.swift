@@ -68,6 +68,15 @@ public struct OrderService: Sendable {
         try Order(record: changes.confirmOrder(orderId, by: principal))
     }
 
+    /// Confirms the `SUBMITTED` orders of `selection` in one transaction, leaving (and naming)
+    /// those someone decided already.
+    /// - Throws: `FORBIDDEN` unless dispatcher or admin; `NOT_FOUND` when an id names no order,
+    ///   and then nothing is changed.
+    public func confirm(_ selection: OrderSelection, by principal: Principal) throws -> OrderBatchDecision {
+        let (confirmed, alreadyDecided) = try changes.confirmOrders(selection, by: principal)
+        return OrderBatchDecision(confirmed: try confirmed.map(Order.init(record:)), alreadyDecided: alreadyDecided)
+    }
+
     /// Rejects a `SUBMITTED` order; `reason` becomes its `rejectionReason`.
     /// - Throws: `FORBIDDEN` unless dispatcher or admin, `NOT_FOUND`, `ORDER_NOT_SUBMITTED`.
     public func reject(_ orderId: String, reason: String, by principal: Principal) throws -> Order {

@@ -13,6 +13,9 @@ public protocol OrderStore: Sendable {
 
     /// One order; nil when there is none with this id.
     func order(id: String) throws -> QueuedOrder?
+
+    /// The orders among `ids`, in no particular order; ids that name no order are left out.
+    func orders(ids: [String]) throws -> [QueuedOrder]
 }
 
 /// An order with the names the back-office shows next to it.
@@ -21,9 +24,13 @@ public struct QueuedOrder: Sendable {
     /// The user name of whoever submitted it (the record's `user:` scope key); nil when the
     /// account no longer exists.
     public var submittedBy: String?
+    /// For a decided order, the user name of whoever confirmed or rejected it; nil while
+    /// `SUBMITTED` or when the account no longer exists.
+    public var decidedBy: String?
 
-    public init(order: Order, submittedBy: String?) {
+    public init(order: Order, submittedBy: String?, decidedBy: String? = nil) {
         self.order = order
         self.submittedBy = submittedBy
+        self.decidedBy = decidedBy
     }
 }

@@ -48,7 +48,7 @@ public struct ReportPhotoService: Sendable {
         let opId = "report-photo:" + SHA256.hash(Data("\(serverId):\(attId)".utf8)).hexString
         let (result, record) = try reports.pushes.store.transaction { tx in
             let version = reports.pushes.processor.schema.version
-            let result = try reports.runOp(opId: opId, key: key, schemaVersion: version, by: principal, in: tx) { current, clientSeq in
+            let result = try reports.pushes.runServerNumbered(opId: opId, key: key, schemaVersion: version, by: principal, in: tx) { current, clientSeq in
                 try Self.appendOp(attId, to: current, key: key, opId: opId, clientSeq: clientSeq)
             }
             return (result, try tx.lockRecords([key]).first)

@@ -42,35 +42,10 @@ public struct ReportSyncService: Sendable {
     private func apply(
         _ report: ReportUpload, key: RecordKey, opId: String, schemaVersion: Int, by principal: Principal, in tx: any SyncTransaction
     ) throws -> ReportSyncResult {
-        let result = try runOp(opId: opId, key: key, schemaVersion: schemaVersion, by: principal, in: tx) { current, clientSeq in
+        let result = try pushes.runServerNumbered(opId: opId, key: key, schemaVersion: schemaVersion, by: principal, in: tx) { current, clientSeq in
             Self.op(report, key: key, opId: opId, clientSeq: clientSeq, current: current)
         }
         return try answer(report, key: key, result: result, in: tx)
-    }
-
-    /// Runs the op `make` builds from the locked record and a server-allocated `clientSeq`, or
-    /// answers the stored result when `opId` is already in the device's op log.
-    ///
-    /// **clientSeq.** The simple contract has none, so the server numbers the device's ops
-    /// itself: the device row is locked first (the same lock a push takes, held to commit), and
-    /// the op gets the number just above the device's high-water mark. Every number up to that
-    /// mark has arrived, so the op is never held behind a gap (rule 2), even when a push left
-    /// ops waiting above one that never fills: those keep waiting, the reports go through. A
-    /// retried report whose op is already in the op log is answered from the log without a new
-    /// number, since a new number would change the op's fingerprint. A device must therefore
-    /// use either this endpoint or `/v1/sync/push` with its own numbering, not both.
-    func runOp(
-        opId: String, key: RecordKey, schemaVersion: Int, by principal: Principal, in tx: any SyncTransaction,
-        make: (StoredRecord?, Int64) throws -> PushOp
-    ) throws -> OpResult {
-        let device = try tx.lockDevice(principal.deviceId)
-        if let stored = try tx.opLogEntries(deviceId: principal.deviceId, opIds: [opId]).first { return stored.result }
-        let current = try tx.lockRecords([key]).first
-        guard device.highWater < SyncConfiguration.maxClientSeq else {
-            throw SyncError.validation("deviceId", "this device has used every clientSeq; it cannot send reports")
-        }
-        let op = try make(current, device.highWater + 1)
-        return try pushes.processor.process(PushBatch(principal: principal, schemaVersion: schemaVersion, ops: [op]), in: tx).results[0]
     }
 
     /// The push op for a report: a create for a new record, otherwise an update based on the

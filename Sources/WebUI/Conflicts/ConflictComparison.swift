@@ -18,17 +18,20 @@ struct ConflictComparison {
         let conflicting: Bool
         /// The value the device had before its edit, when known.
         let before: String?
+        /// The server's value itself, for the photos it names.
+        let serverValue: JSONValue
         /// The device's value itself, sent when the person takes it.
         let deviceValue: JSONValue
 
-        /// `number` names the row's elements in the page: a field name may hold characters an
-        /// HTML id cannot.
-        func templateValue(number: Int) -> TemplateValue {
+        /// The row for the page, with the photos each side names from `album`; `number` names the
+        /// row's elements in the page: a field name may hold characters an HTML id cannot.
+        func templateValue(number: Int, album: PhotoAlbum) -> TemplateValue {
             [
                 "number": .string(String(number)), "field": .string(field), "server": .string(server), "device": .string(device),
                 "changed": .bool(changed),
                 "conflicting": .bool(conflicting), "before": before.map(TemplateValue.string) ?? .null,
                 "input": .string(ConflictComparison.inputPrefix + field),
+                "serverPhotos": album.gallery(field: field, value: serverValue), "devicePhotos": album.gallery(field: field, value: deviceValue),
             ]
         }
     }
@@ -43,8 +46,8 @@ struct ConflictComparison {
     let entry: ConflictEntry
     let rows: [Row]
 
-    var templateRows: TemplateValue {
-        .array(rows.enumerated().map { number, row in row.templateValue(number: number) })
+    func templateRows(_ album: PhotoAlbum) -> TemplateValue {
+        .array(rows.enumerated().map { number, row in row.templateValue(number: number, album: album) })
     }
 
     init(_ entry: ConflictEntry) {
@@ -56,7 +59,8 @@ struct ConflictComparison {
             let device = entry.deviceRevision[name] ?? conflicts[name]?.clientNew
             return Row(
                 field: name, server: ValueText.text(server), device: ValueText.text(device), changed: (server ?? .null) != (device ?? .null),
-                conflicting: conflicts[name] != nil, before: conflicts[name].map { ValueText.text($0.clientOld) }, deviceValue: device ?? .null)
+                conflicting: conflicts[name] != nil, before: conflicts[name].map { ValueText.text($0.clientOld) }, serverValue: server ?? .null,
+                deviceValue: device ?? .null)
         }
         .sorted { ($0.conflicting ? 0 : $0.changed ? 1 : 2, $0.field) < ($1.conflicting ? 0 : $1.changed ? 1 : 2, $1.field) }
     }

@@ -10,6 +10,8 @@ import Templating
 struct ConflictPages {
     let conflicts: any ConflictStore
     let changes: ServerChangeService
+    let photos: RecordPhotos
+    let charts: ActivityCharts
     let renderer: PageRenderer
     let configuration: WebConfiguration
 
@@ -38,6 +40,7 @@ struct ConflictPages {
             "conflicts": .array(result.conflicts.map(row)), "hasConflicts": .bool(!result.conflicts.isEmpty),
             "heading": .string(Formatting.counted(result.matching, filters.isEmpty ? "open conflict" : "matching conflict")),
             "totalOpen": .string(Formatting.count(result.totalOpen)),
+            "ageChart": try charts.openConflicts(teamId: team), "chartTeam": team.map(TemplateValue.string) ?? .null,
             "filtered": .bool(!filters.isEmpty),
             "collections": .array(
                 result.collectionCounts.map { facet in
@@ -117,6 +120,7 @@ struct ConflictPages {
     private func page(_ conflict: NamedConflict, context: WebContext, notice: Notice? = nil, status: Int = 200) throws -> Response {
         let entry = conflict.entry
         let comparison = ConflictComparison(entry)
+        let album = try photos.album(for: RecordKey(collection: entry.collection, recordId: entry.recordId))
         var content: [String: TemplateValue] = [
             "id": .string(entry.id), "collection": .string(entry.collection), "recordId": .string(entry.recordId),
             "historyPath": .string(SyncCentrePages.recordPath(entry.collection, entry.recordId)),
@@ -124,7 +128,7 @@ struct ConflictPages {
             "author": .string(conflict.authorName ?? entry.authorId), "deviceId": .string(entry.deviceId), "opId": .string(entry.opId),
             "team": conflict.teamId.map(TemplateValue.string) ?? .null, "opened": .string(opened(entry)),
             "open": .bool(entry.state == .open), "resolvePath": .string(Self.path(of: entry.id) + "/resolve"),
-            "rows": comparison.templateRows, "conflictFields": .string(Formatting.counted(entry.fields.count, "field")),
+            "rows": comparison.templateRows(album), "conflictFields": .string(Formatting.counted(entry.fields.count, "field")),
         ]
         if let resolution = entry.resolution {
             content["resolution"] = [
@@ -147,7 +151,10 @@ extension Area {
 
 extension BackOfficePages {
     /// Adds the conflict pages: the open conflicts, one conflict, its resolution.
-    public func addConflictPages(conflicts: any ConflictStore, changes: ServerChangeService) {
-        ConflictPages(conflicts: conflicts, changes: changes, renderer: renderer, configuration: configuration).register(on: self)
+    public func addConflictPages(conflicts: any ConflictStore, changes: ServerChangeService, photos: RecordPhotos, activity: any ActivityStore) {
+        ConflictPages(
+            conflicts: conflicts, changes: changes, photos: photos, charts: ActivityCharts(store: activity, configuration: configuration),
+            renderer: renderer, configuration: configuration
+        ).register(on: self)
     }
 }

@@ -9,6 +9,7 @@ struct DashboardPage {
     let dashboard: any DashboardStore
     let settings: any SettingsStore
     let jobRuns: any JobRunStore
+    let charts: ActivityCharts
     let renderer: PageRenderer
     let configuration: WebConfiguration
 
@@ -35,6 +36,7 @@ struct DashboardPage {
         var content: [String: TemplateValue] = [
             "banners": .array(try failedRunsBanner(for: user.role) + banners(current, for: user.role)), "gate": gate(current, for: user.role),
             "liveFeedPath": .string(Area.liveEvents.path),
+            "liveFeedLinks": .string(LiveFeedLinks.json(for: user.role, isAvailable: renderer.isAvailable)),
             "scope": .string(scope.label),
         ]
         if scope.blocked {
@@ -43,6 +45,7 @@ struct DashboardPage {
             let startOfDay = Formatting.startOfDay(configuration.now(), in: configuration.timeZone)
             let counts = try dashboard.counts(teamId: scope.teamId, startOfDay: startOfDay)
             content["cards"] = .array(cards(counts, for: user.role).map { value($0, for: user.role) })
+            content["outcomesChart"] = try charts.dailyOutcomes(teamId: scope.teamId)
         }
         return try renderer.render(Page("pages/dashboard", title: "Dashboard", area: .dashboard, session: context.session, content: content))
     }
@@ -144,7 +147,10 @@ extension Area {
 
 extension BackOfficePages {
     /// Adds the dashboard.
-    public func addDashboard(counts: any DashboardStore, settings: any SettingsStore, jobRuns: any JobRunStore) {
-        DashboardPage(dashboard: counts, settings: settings, jobRuns: jobRuns, renderer: renderer, configuration: configuration).register(on: self)
+    public func addDashboard(counts: any DashboardStore, settings: any SettingsStore, jobRuns: any JobRunStore, activity: any ActivityStore) {
+        DashboardPage(
+            dashboard: counts, settings: settings, jobRuns: jobRuns, charts: ActivityCharts(store: activity, configuration: configuration),
+            renderer: renderer, configuration: configuration
+        ).register(on: self)
     }
 }

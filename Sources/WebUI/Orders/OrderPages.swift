@@ -9,8 +9,9 @@ import Templating
 /// `OrderService` as the device API, so each decision is one applied change that devices
 /// pull and one `order.status_changed` event.
 ///
-/// Confirm and Reject post twice: first to the "Are you sure?" page, which posts again
-/// with `confirmed=yes`.
+/// Confirming one order is one click (one form post). Rejecting posts twice: first to the
+/// "Are you sure?" page, which posts again with `confirmed=yes`; so does confirming a
+/// selection of orders from the queue (`OrderPages+Selection.swift`).
 struct OrderPages {
     let queue: any OrderStore
     let orders: OrderService
@@ -25,6 +26,8 @@ struct OrderPages {
 
     func register(on routes: BackOfficePages) {
         routes.add(.GET, Self.path, area: .orders, handler: list)
+        // The selection posts to the queue's own address: any path below it could be an order id.
+        routes.add(.POST, Self.path, area: .orders, handler: confirmSelected)
         routes.add(.GET, "\(Self.path)/{id}", area: .orders, handler: show)
         routes.add(.POST, "\(Self.path)/{id}/confirm", area: .orders, handler: confirm)
         routes.add(.POST, "\(Self.path)/{id}/reject", area: .orders, handler: reject)
@@ -38,8 +41,13 @@ struct OrderPages {
         let pager = try Pager(context.request.query)
         let page = try queue.orders(status: status, after: pager.cursor, limit: Self.pageSize)
         let counts = try queue.counts()
+        let selectAll = status == .submitted && context.request.query["select"] == "all"
+        let afterToken = context.request.query[Pager.parameter].map { [(Pager.parameter, $0)] } ?? []
         let content: [String: TemplateValue] = [
-            "orders": .array(page.rows.map(row)), "hasOrders": .bool(!page.rows.isEmpty),
+            "orders": .array(page.rows.map { row($0, selected: selectAll) }), "hasOrders": .bool(!page.rows.isEmpty),
+            "selectAllPath": .string(Self.link(Self.path, afterToken + [("select", "all")])),
+            "selectNonePath": .string(Self.link(Self.path, afterToken)), "allSelected": .bool(selectAll),
+            "selectionLimit": .string(String(OrderSelection.limit)),
             "heading": .string(Formatting.counted(counts[status] ?? 0, "\(Self.statusName(status).lowercased()) order")),
             "submitted": .bool(status == .submitted),
             "statuses": .array(
@@ -52,7 +60,9 @@ struct OrderPages {
             "pager": pager.navigation(
                 path: Self.path, filters: [("status", status.rawValue)], count: page.rows.count, total: counts[status] ?? 0, next: page.next),
         ]
-        return try renderer.render(Page("pages/orders", title: "Orders", area: .orders, session: context.session, content: content))
+        var rendered = Page("pages/orders", title: "Orders", area: .orders, session: context.session, content: content)
+        rendered.notice = try queueNotice(context)
+        return try renderer.render(rendered)
     }
 
     @Sendable func show(_ context: WebContext) throws -> Response {
@@ -66,14 +76,24 @@ struct OrderPages {
         return try page(order, context: context, notice: notice)
     }
 
+    /// One click: confirming is not destructive, and the queue and the order page say what it
+    /// does. From the queue (`from=queue`) it leads back to the queue, for the next order.
     @Sendable func confirm(_ context: WebContext) throws -> Response {
         let order = try target(context)
-        guard context.form["confirmed"] == "yes" else {
-            return try ask(
-                order, context: context, verb: "Confirm", action: "confirm",
-                consequences: ["The order becomes CONFIRMED.", "The device that sent it receives the change on its next sync."])
-        }
-        return try decide(order, context: context, notice: "confirmed") { try orders.confirm(order.order.orderId, by: $0) }
+        let response = try decide(order, context: context, notice: "confirmed") { try orders.confirm(order.order.orderId, by: $0) }
+        guard response.status == 303, context.form["from"] == "queue" else { return response }
+        return .redirect(to: Self.link(Self.path, [(Self.confirmedParameter, order.order.orderId)]))
+    }
+
+    /// The queue's query parameter naming the order just confirmed from it.
+    static let confirmedParameter = "confirmed"
+
+    /// The notice of the queue after a one-click confirmation: only for an order that is confirmed.
+    private func queueNotice(_ context: WebContext) throws -> Notice? {
+        guard let orderId = context.request.query[Self.confirmedParameter], let order = try queue.order(id: orderId),
+            order.order.status == .confirmed
+        else { return nil }
+        return Notice(kind: .success, text: "Order \(orderId) confirmed. The device that sent it receives the change on its next sync.")
     }
 
     @Sendable func reject(_ context: WebContext) throws -> Response {
@@ -106,7 +126,7 @@ struct OrderPages {
 
     /// The "Are you sure?" page, which posts the same form again with `confirmed=yes`.
     private func ask(
-        _ order: QueuedOrder, context: WebContext, verb: String, action: String, consequences: [String], hidden: [String: String] = [:]
+        _ order: QueuedOrder, context: WebContext, verb: String, action: String, consequences: [String], hidden: [String: String]
     ) throws -> Response {
         let orderId = order.order.orderId
         let confirmation = Confirmation(
@@ -131,25 +151,30 @@ struct OrderPages {
 
     /// The order the path names.
     /// - Throws: 404 when there is none.
-    private func target(_ context: WebContext) throws -> QueuedOrder {
+    func target(_ context: WebContext) throws -> QueuedOrder {
         guard let order = try queue.order(id: try context.request.parameter("id")) else { throw PageError.notFound }
         return order
     }
 
-    private func created(_ order: Order) -> String {
+    func created(_ order: Order) -> String {
         Formatting.dateTime(rfc3339: order.createdAt, in: configuration.timeZone)
+    }
+
+    private static func link(_ path: String, _ pairs: [(String, String)]) -> String {
+        pairs.isEmpty ? path : path + "?" + SafeRedirect.encodeQuery(pairs)
     }
 
     private static func lines(_ order: Order) -> String {
         order.lines.map { "\($0.qty) × \($0.sku)" }.joined(separator: ", ")
     }
 
-    private func row(_ queued: QueuedOrder) -> TemplateValue {
+    private func row(_ queued: QueuedOrder, selected: Bool) -> TemplateValue {
         let order = queued.order
         return [
             "path": .string(Self.path(of: order.orderId)), "orderId": .string(order.orderId), "customerId": .string(order.customerId),
             "lines": .string(Self.lines(order)), "submittedBy": queued.submittedBy.map(TemplateValue.string) ?? .null,
             "created": .string(created(order)), "status": .string(Self.statusName(order.status)),
+            "confirmPath": .string(Self.path(of: order.orderId) + "/confirm"), "selected": .bool(selected),
         ]
     }
 
@@ -160,6 +185,7 @@ struct OrderPages {
             "lines": .array(order.lines.map { ["sku": .string($0.sku), "qty": .string(String($0.qty))] }),
             "note": order.note.map(TemplateValue.string) ?? .null, "submittedBy": queued.submittedBy.map(TemplateValue.string) ?? .null,
             "created": .string(created(order)), "status": .string(Self.statusName(order.status)), "serverSeq": .string(String(order.serverSeq)),
+            "decidedBy": queued.decidedBy.map(TemplateValue.string) ?? .null,
             "rejectionReason": order.rejectionReason.map(TemplateValue.string) ?? .null, "open": .bool(order.status == .submitted),
             "confirmPath": .string(Self.path(of: order.orderId) + "/confirm"), "rejectPath": .string(Self.path(of: order.orderId) + "/reject"),
             "reason": .string(context.form.trimmed("reason")),

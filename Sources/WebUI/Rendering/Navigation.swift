@@ -1,7 +1,8 @@
 import Synchronization
 
-/// The areas the navigation links to, in the order their main pages were added: filled while
-/// the back-office's pages are declared, read by every page render.
+/// The areas whose main pages exist, in the order they were added: filled while the
+/// back-office's pages are declared, read by every page render. The navigation links to
+/// those of them that are navigation entries.
 final class Navigation: Sendable {
     private let areas = Mutex<[Area]>([])
 
@@ -16,7 +17,8 @@ final class Navigation: Sendable {
         }
     }
 
-    var all: [Area] { areas.withLock { $0 } }
+    /// The navigation's entries.
+    var all: [Area] { areas.withLock { $0.filter(\.inNavigation) } }
 
-    func contains(_ area: Area) -> Bool { all.contains(area) }
+    func contains(_ area: Area) -> Bool { areas.withLock { $0.contains(area) } }
 }

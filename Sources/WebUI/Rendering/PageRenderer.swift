@@ -35,6 +35,7 @@ final class PageRenderer: Sendable {
             values["viewer"] = [
                 "username": .string(session.user.username), "role": .string(Formatting.roleName(session.user.role)),
                 "csrfToken": .string(session.csrfToken),
+                "searchPath": isAvailable(.search) && AccessPolicy.permits(session.user.role, .view, in: .search) ? .string(Area.search.path) : .null,
             ]
             values["nav"] = .array(
                 AccessPolicy.areas(for: session.user.role, among: navigation.all).map { area in
@@ -85,6 +86,10 @@ struct ErrorText {
             )
         case 404:
             (heading, message) = ("Page not found", "There is nothing at this address. It may have been moved, or the link may be mistyped.")
+        case 413:
+            (heading, message) = ("Too much at once", "This request asks for more than one page may do at once. Nothing was changed.")
+        case 422:
+            (heading, message) = ("This can't be done as sent", "The form's values cannot be used. Nothing was changed.")
         case 405:
             (heading, message) = (
                 "This page can't do that", "The page exists, but not for this kind of request. Go back and use the page's own buttons."

@@ -76,7 +76,7 @@ public final class BackOfficePages: Sendable {
 
     /// Adds a page for signed-in users who may open `area` (nil: any signed-in user).
     func add(_ method: HTTPMethod, _ path: String, area: Area?, handler: @escaping @Sendable (WebContext) throws -> Response) {
-        if let area, area.inNavigation, method == .GET, path == area.path { navigation.add(area) }
+        if let area, method == .GET, path == area.path { navigation.add(area) }
         let access: Access = method == .GET ? .view : .manage
         router.add(method, path) { [self] request in
             // Failures before the session is known (the database is down) still get an HTML page.

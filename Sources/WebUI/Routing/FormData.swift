@@ -11,6 +11,8 @@ import HTTP
 /// a field, like the CSRF token, fail closed.
 struct FormData: Sendable {
     private let fields: [String: String]
+    /// Every value of each name, in body order (undecodable values as "").
+    private let lists: [String: [String]]
 
     init(_ request: Request) {
         let type = request.headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
@@ -21,16 +23,25 @@ struct FormData: Sendable {
     /// Parses `a=1&b=two+words`; when a name repeats, the first value wins.
     init(encoded: String) {
         var fields: [String: String] = [:]
+        var lists: [String: [String]] = [:]
         for pair in encoded.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = Self.decode(parts[0]), !name.isEmpty, fields[name] == nil else { continue }
-            fields[name] = parts.count > 1 ? Self.decode(parts[1]) ?? "" : ""
+            guard let name = Self.decode(parts[0]), !name.isEmpty else { continue }
+            let value = parts.count > 1 ? Self.decode(parts[1]) ?? "" : ""
+            lists[name, default: []].append(value)
+            if fields[name] == nil { fields[name] = value }
         }
         self.fields = fields
+        self.lists = lists
     }
 
     subscript(name: String) -> String? {
         fields[name]
+    }
+
+    /// Every value sent under `name` (checkboxes sharing a name), in order; [] when none.
+    func values(_ name: String) -> [String] {
+        lists[name] ?? []
     }
 
     /// The field trimmed of surrounding white space; "" when absent.

@@ -11,6 +11,8 @@ import Templating
 struct SyncCentrePages {
     let store: any SyncCentreStore
     let settings: any SettingsStore
+    let photos: RecordPhotos
+    let charts: ActivityCharts
     let renderer: PageRenderer
     let configuration: WebConfiguration
 
@@ -41,6 +43,7 @@ struct SyncCentrePages {
         let page = scope.blocked ? PageOf(rows: [], next: nil) : try store.devices(teamId: scope.teamId, after: pager.cursor, limit: Self.pageSize)
         let versions = scope.blocked ? [] : try store.appVersionCounts(teamId: scope.teamId)
         let content: [String: TemplateValue] = [
+            "syncAgeChart": scope.blocked ? .null : try charts.syncAges(teamId: scope.teamId),
             "devices": .array(page.rows.map { row($0, minimum: minimum) }), "hasDevices": .bool(!page.rows.isEmpty),
             "scope": .string(scope.label), "noTeam": .bool(scope.blocked), "minimum": .string(minimum?.description ?? "not set"),
             "horizon": .string(JournalHorizon(settings: current).summary(timeZone: configuration.timeZone)),
@@ -98,7 +101,9 @@ struct SyncCentrePages {
             "pager": pager.navigation(
                 path: Self.recordPath(collection, recordId), filters: [], count: page.rows.count, total: nil, next: page.next),
         ]
-        if let record { content["record"] = Self.snapshot(record) }
+        if let record {
+            content["record"] = Self.snapshot(record, album: try photos.album(for: RecordKey(collection: collection, recordId: recordId)))
+        }
         return try renderer.render(
             Page("pages/sync-record", title: "\(collection) \(recordId)", area: .syncCentre, session: context.session, content: content))
     }
@@ -139,12 +144,17 @@ struct SyncCentrePages {
     }
 
     /// The record as it stands now, for the top of its history.
-    private static func snapshot(_ record: RecordSnapshot) -> TemplateValue {
+    private static func snapshot(_ record: RecordSnapshot, album: PhotoAlbum) -> TemplateValue {
         [
             "serverSeq": .string(String(record.serverSeq)), "deleted": .bool(record.deleted),
             "conflictPath": record.conflictId.map { .string(ConflictPages.path(of: $0)) } ?? .null,
             "fields": .array(
-                record.payload.sorted { $0.key < $1.key }.map { ["name": .string($0.key), "value": .string(ValueText.text($0.value))] }),
+                record.payload.sorted { $0.key < $1.key }.map { field in
+                    [
+                        "name": .string(field.key), "value": .string(ValueText.text(field.value)),
+                        "photos": album.gallery(field: field.key, value: field.value),
+                    ]
+                }),
             "scope": .string(record.scopeKeys.map(\.rawValue).joined(separator: ", ")),
         ]
     }
@@ -199,7 +209,10 @@ extension Area {
 
 extension BackOfficePages {
     /// Adds the sync centre: devices, a device's journal (also as CSV or JSON) and a record's history.
-    public func addSyncCentrePages(store: any SyncCentreStore, settings: any SettingsStore) {
-        SyncCentrePages(store: store, settings: settings, renderer: renderer, configuration: configuration).register(on: self)
+    public func addSyncCentrePages(store: any SyncCentreStore, settings: any SettingsStore, photos: RecordPhotos, activity: any ActivityStore) {
+        SyncCentrePages(
+            store: store, settings: settings, photos: photos, charts: ActivityCharts(store: activity, configuration: configuration),
+            renderer: renderer, configuration: configuration
+        ).register(on: self)
     }
 }

@@ -8,6 +8,7 @@ import Templating
 /// see their own team; administrators pick any team with `?team=`.
 struct TeamPage {
     let rollups: any TeamRollupStore
+    let charts: ActivityCharts
     let renderer: PageRenderer
     let configuration: WebConfiguration
 
@@ -23,12 +24,13 @@ struct TeamPage {
         let teams = isSupervisor ? [] : try rollups.teams()
         let team = isSupervisor ? user.teamId : ConflictPages.filter(context.request.query["team"]) ?? teams.first
         let members = try team.map(rollups.rollup) ?? []
-        let content: [String: TemplateValue] = [
+        var content: [String: TemplateValue] = [
             "team": team.map(TemplateValue.string) ?? .null, "canPick": .bool(!isSupervisor && !teams.isEmpty),
             "teams": .array(teams.map { ["value": .string($0), "selected": .bool($0 == team)] }),
             "members": .array(members.map(row)), "hasMembers": .bool(!members.isEmpty), "noTeam": .bool(isSupervisor && team == nil),
             "totals": totals(members),
         ]
+        if let team { content["outcomesChart"] = try charts.dailyOutcomes(teamId: team) }
         return try renderer.render(Page("pages/team", title: "Team", area: .teamRollup, session: context.session, content: content))
     }
 
@@ -61,7 +63,10 @@ extension Area {
 
 extension BackOfficePages {
     /// Adds the team roll-up page.
-    public func addTeamPage(rollups: any TeamRollupStore) {
-        TeamPage(rollups: rollups, renderer: renderer, configuration: configuration).register(on: self)
+    public func addTeamPage(rollups: any TeamRollupStore, activity: any ActivityStore) {
+        TeamPage(
+            rollups: rollups, charts: ActivityCharts(store: activity, configuration: configuration), renderer: renderer, configuration: configuration
+        )
+        .register(on: self)
     }
 }
