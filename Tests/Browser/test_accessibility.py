@@ -20,6 +20,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from harness import ADMIN_PASSWORD, PASSWORD, Device, Server, chromium, sign_in
 from test_backoffice import BrowserTestCase
+from test_photos import PHOTO, upload
 
 ADMIN, DISPATCHER, SUPERVISOR, SIGNED_OUT = "admin", "dispatcher", "supervisor", "signed out"
 STAFF = (ADMIN, DISPATCHER, SUPERVISOR)
@@ -64,6 +65,9 @@ PAGES = (
     Page("sign-in", "/login", (SIGNED_OUT,)),
     Page("dashboard", "/admin", STAFF),
     Page("order queue", "/admin/orders", DESK),
+    Page("order queue, all selected", "/admin/orders?select=all", DESK),
+    Page("confirming selected orders: are you sure?", "/admin/orders?select=all", DESK,
+         then=lambda driver: press(driver, "Confirm selected")),
     Page("rejected orders", "/admin/orders?status=rejected", DESK),
     Page("open order", "/admin/orders/{order}", DESK),
     Page("decided order", "/admin/orders/{rejected}", DESK),
@@ -75,6 +79,11 @@ PAGES = (
     Page("sync centre", "/admin/sync", STAFF),
     Page("device journal", "/admin/sync/devices/{device}", STAFF),
     Page("record history", "/admin/sync/records/reports/{record}", STAFF),
+    Page("record history with photos", "/admin/sync/records/reports/{photographed}", STAFF),
+    Page("search", "/admin/search?q=ana", STAFF),
+    Page("assignments", "/admin/assignments", DESK),
+    Page("new assignment", "/admin/assignments/new", DESK),
+    Page("assignment", "{assignment}", DESK),
     Page("team roll-up", "/admin/team?team=north", (ADMIN, SUPERVISOR)),
     Page("users", "/admin/users", (ADMIN,)),
     Page("user", "{user}", (ADMIN,)),
@@ -108,6 +117,10 @@ def setUpModule():
     ana.order(fixtures["order"], "cust-0311", [("VALVE-22", 4), ("SEAL-8", 10)], "North depot")
     ana.order(fixtures["rejected"], "cust-0578", [("METER-3", 1)])
     fixtures["record"], resolved = make_conflict(ana, bruno), make_conflict(ana, bruno)
+    fixtures["photographed"] = unique("rep")
+    ana.push("create", "reports", fixtures["photographed"], {"assignmentId": "as-9", "photos": ["att-a11y-1", "att-a11y-2"]})
+    upload(ana, "att-a11y-1", PHOTO, fixtures["photographed"])
+    upload(ana, "att-a11y-2", PHOTO, fixtures["photographed"], finish=False)
 
     driver = chromium()
     try:
@@ -124,6 +137,11 @@ def setUpModule():
         driver.get(server.base + "/admin/orders/" + fixtures["rejected"])
         fill_and_press("reason", "Duplicate of an earlier order", "Reject order")(driver)
         press(driver, "Reject order")
+        driver.get(server.base + "/admin/assignments/new")
+        for name, value in (("title", "Inspect roof drains"), ("siteId", "site-40"), ("assignee", "ana"), ("team", "north")):
+            driver.find_element(By.NAME, name).send_keys(value)
+        press(driver, "Create")
+        fixtures["assignment"] = urllib.parse.urlsplit(driver.current_url).path
     finally:
         driver.quit()
 
