@@ -20,6 +20,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from harness import ADMIN_PASSWORD, PASSWORD, Device, Server, chromium, sign_in
 from test_backoffice import BrowserTestCase
+from test_photos import PHOTO, upload
 
 ADMIN, DISPATCHER, SUPERVISOR, SIGNED_OUT = "admin", "dispatcher", "supervisor", "signed out"
 STAFF = (ADMIN, DISPATCHER, SUPERVISOR)
@@ -64,6 +65,9 @@ PAGES = (
     Page("sign-in", "/login", (SIGNED_OUT,)),
     Page("dashboard", "/admin", STAFF),
     Page("order queue", "/admin/orders", DESK),
+    Page("order queue, all selected", "/admin/orders?select=all", DESK),
+    Page("confirming selected orders: are you sure?", "/admin/orders?select=all", DESK,
+         then=lambda driver: press(driver, "Confirm selected")),
     Page("rejected orders", "/admin/orders?status=rejected", DESK),
     Page("open order", "/admin/orders/{order}", DESK),
     Page("decided order", "/admin/orders/{rejected}", DESK),
@@ -75,6 +79,11 @@ PAGES = (
     Page("sync centre", "/admin/sync", STAFF),
     Page("device journal", "/admin/sync/devices/{device}", STAFF),
     Page("record history", "/admin/sync/records/reports/{record}", STAFF),
+    Page("record history with photos", "/admin/sync/records/reports/{photographed}", STAFF),
+    Page("search", "/admin/search?q=ana", STAFF),
+    Page("assignments", "/admin/assignments", DESK),
+    Page("new assignment", "/admin/assignments/new", DESK),
+    Page("assignment", "{assignment}", DESK),
     Page("team roll-up", "/admin/team?team=north", (ADMIN, SUPERVISOR)),
     Page("users", "/admin/users", (ADMIN,)),
     Page("user", "{user}", (ADMIN,)),
@@ -108,6 +117,10 @@ def setUpModule():
     ana.order(fixtures["order"], "cust-0311", [("VALVE-22", 4), ("SEAL-8", 10)], "North depot")
     ana.order(fixtures["rejected"], "cust-0578", [("METER-3", 1)])
     fixtures["record"], resolved = make_conflict(ana, bruno), make_conflict(ana, bruno)
+    fixtures["photographed"] = unique("rep")
+    ana.push("create", "reports", fixtures["photographed"], {"assignmentId": "as-9", "photos": ["att-a11y-1", "att-a11y-2"]})
+    upload(ana, "att-a11y-1", PHOTO, fixtures["photographed"])
+    upload(ana, "att-a11y-2", PHOTO, fixtures["photographed"], finish=False)
 
     driver = chromium()
     try:
@@ -124,6 +137,11 @@ def setUpModule():
         driver.get(server.base + "/admin/orders/" + fixtures["rejected"])
         fill_and_press("reason", "Duplicate of an earlier order", "Reject order")(driver)
         press(driver, "Reject order")
+        driver.get(server.base + "/admin/assignments/new")
+        for name, value in (("title", "Inspect roof drains"), ("siteId", "site-40"), ("assignee", "ana"), ("team", "north")):
+            driver.find_element(By.NAME, name).send_keys(value)
+        press(driver, "Create")
+        fixtures["assignment"] = urllib.parse.urlsplit(driver.current_url).path
     finally:
         driver.quit()
 
@@ -214,8 +232,16 @@ class AxeSupervisor(AxeOnEveryPage, SignedInTestCase):
 
 
 def button(text):
-    """Matches the button whose visible text starts with `text`."""
-    return lambda element: element.tag_name == "button" and element.text.startswith(text)
+    """Matches the focused button whose visible text starts with `text`."""
+    return lambda focused: focused["tag"] == "button" and focused["text"].startswith(text)
+
+
+def link(text):
+    return lambda focused: focused["tag"] == "a" and focused["text"] == text
+
+
+def radio(name):
+    return lambda focused: focused["name"] == name
 
 
 class KeyboardOnly(SignedInTestCase):
@@ -248,29 +274,33 @@ class KeyboardOnly(SignedInTestCase):
         self.keys(*keys)
         self.wait(expected_conditions.staleness_of(page), ignored=(WebDriverException,))
 
-    def focus_is_visible(self):
+    def focused(self):
+        """The focused element, what identifies it, and whether its focus shows (an outline or a
+        box shadow while it matches :focus-visible), read in one round trip."""
         return self.driver.execute_script("""
             const element = document.activeElement, style = getComputedStyle(element);
             const outline = style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0;
-            return element.matches(":focus-visible") && (outline || style.boxShadow !== "none");""")
+            return {tag: element.tagName.toLowerCase(), text: element.innerText.trim(), name: element.name || "",
+                    value: element.value || "", checked: !!element.checked, html: element.outerHTML.slice(0, 160),
+                    visible: element.matches(":focus-visible") && (outline || style.boxShadow !== "none")};""")
 
     def tab_to(self, wanted, backwards=False):
-        """Tabs (Shift+Tab when `backwards`) until `wanted(active element)` holds, checking the
-        focus ring at every stop."""
+        """Tabs (Shift+Tab when `backwards`) until `wanted(focused)` holds, checking the focus
+        is visible at every stop."""
         for _ in range(self.TAB_LIMIT):
             self.keys(Keys.TAB, shift=backwards)
-            element = self.driver.switch_to.active_element
-            self.assertTrue(self.focus_is_visible(),
-                            f"no visible focus on {element.tag_name} {element.get_attribute('outerHTML')[:120]!r}")
-            if wanted(element):
-                return element
+            focused = self.focused()
+            self.assertTrue(focused["visible"], f"no visible focus on {focused['html']!r}")
+            if wanted(focused):
+                return focused
         self.fail(f"not reached with {self.TAB_LIMIT} key presses")
 
     def test_a_dispatcher_confirms_an_order_with_the_keyboard(self):
         order_id = unique("ORD")
         self.ana.order(order_id, "cust-0311", [("VALVE-22", 4)])
-        self.driver.get(self.base + "/admin/orders")
-        self.tab_to(lambda element: element.text == order_id)
+        self.tab_to(link("Orders"))  # from the dashboard's navigation
+        self.leave_with(Keys.ENTER)
+        self.tab_to(link(order_id))
         self.leave_with(Keys.ENTER)
         self.assertIn(order_id, self.text("h1"))
         self.tab_to(button("Confirm"))
@@ -293,20 +323,22 @@ class KeyboardOnly(SignedInTestCase):
                                base=base, old={"answers": answers})
         self.assertEqual(pushed["results"][0]["status"], "conflict")
 
-        self.driver.get(self.base + "/admin/conflicts")
-        self.tab_to(lambda element: element.text == record_id)
+        self.tab_to(link("Conflicts"))
+        self.leave_with(Keys.ENTER)
+        self.tab_to(link(record_id))
         self.leave_with(Keys.ENTER)
         # Keep the server's answers (Space on the group's first radio), take the device's photos
         # (the arrow moves to the group's second radio and selects it).
-        answer = self.tab_to(lambda element: element.get_attribute("name") == "pick.answers")
-        self.assertEqual(answer.get_attribute("value"), "server")
+        answer = self.tab_to(radio("pick.answers"))
+        self.assertEqual(answer["value"], "server")
         self.keys(Keys.SPACE)
-        self.tab_to(lambda element: element.get_attribute("name") == "pick.photos")
+        self.tab_to(radio("pick.photos"))
         self.keys(Keys.ARROW_RIGHT)
-        self.assertEqual(self.driver.switch_to.active_element.get_attribute("value"), "device")
+        photos = self.focused()
+        self.assertEqual((photos["name"], photos["value"], photos["checked"]), ("pick.photos", "device", True))
         # Back to the answers to check the choice held, then on to the save button.
-        answer = self.tab_to(lambda element: element.get_attribute("name") == "pick.answers", backwards=True)
-        self.assertEqual(answer.get_attribute("value"), "server")
+        answer = self.tab_to(radio("pick.answers"), backwards=True)
+        self.assertEqual((answer["value"], answer["checked"]), ("server", True))
         self.tab_to(button("Save my choices"))
         self.leave_with(Keys.ENTER)
         self.assertIn("Resolved", self.text(".page-header"))
