@@ -71,7 +71,12 @@ struct LifecycleTests {
 
     @Test("Shutdown lets an in-flight request finish, then refuses connections")
     func gracefulShutdown() async throws {
-        let server = try await TestServer.start()
+        // Limits well above the test's own waits: on a loaded machine the parked login must not
+        // give up (503) before the lock is let go.
+        let server = try await TestServer.start {
+            $0.databaseTimeouts.lock = .seconds(120)
+            $0.databaseTimeouts.statement = .seconds(120)
+        }
         let (user, password) = try server.makeUser()
         // Holding this lock parks the login's account query inside the server.
         let blocker = try PostgresConnection(configuration: server.database, logger: Logger(label: "test"))

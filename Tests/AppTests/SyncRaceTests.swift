@@ -162,13 +162,17 @@ struct RacePusher {
     let index: Int
     let shared: [String]
 
+    /// Rounds each pusher runs however long they take, so that a loaded machine still races
+    /// enough pushes against the pagers.
+    static let minimumRounds = 8
+
     func run(for duration: Duration) async throws -> [OpResult] {
         let deadline = ContinuousClock.now + duration
         var known: [String: Int64] = [:]
         var own: [String] = []
         var results: [OpResult] = []
         var round = 0
-        while ContinuousClock.now < deadline {
+        while ContinuousClock.now < deadline || round < Self.minimumRounds {
             round += 1
             let id = "job-\(index)-\(round)"
             var ops = [device.create("jobs", id, ["title": .string(id), "labor_minutes": 0])]
