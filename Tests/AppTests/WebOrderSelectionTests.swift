@@ -75,7 +75,10 @@ struct WebOrderSelectionTests {
         #expect(done.status == 200, "\(done.body)")
         #expect(done.body.contains("4 orders confirmed"))
         #expect(done.body.contains("4 confirmed; ORD-3 was already rejected by maria."))
-        #expect(try Self.statuses(server) == ["ORD-1": "CONFIRMED", "ORD-2": "CONFIRMED", "ORD-3": "REJECTED", "ORD-4": "CONFIRMED", "ORD-5": "CONFIRMED"])
+        #expect(
+            try Self.statuses(server) == [
+                "ORD-1": "CONFIRMED", "ORD-2": "CONFIRMED", "ORD-3": "REJECTED", "ORD-4": "CONFIRMED", "ORD-5": "CONFIRMED",
+            ])
 
         // Each confirmation is a change of its own, made by dee, announced as a single one is;
         // all four were written by one transaction.
@@ -85,7 +88,8 @@ struct WebOrderSelectionTests {
                 SELECT count(*)::int FROM records JOIN users u ON field_meta->'status'->>'deviceId' = 'web:' || u.id
                 WHERE u.username = 'dee' AND payload->>'status' = 'CONFIRMED'
                 """) == 4)
-        #expect(try server.integer("SELECT count(DISTINCT field_meta->'status'->>'opId')::int FROM records WHERE payload->>'status' = 'CONFIRMED'") == 4)
+        #expect(
+            try server.integer("SELECT count(DISTINCT field_meta->'status'->>'opId')::int FROM records WHERE payload->>'status' = 'CONFIRMED'") == 4)
         #expect(try server.integer("SELECT count(DISTINCT xid)::int FROM records WHERE payload->>'status' = 'CONFIRMED'") == 1)
         #expect(try server.integer("SELECT count(*)::int FROM events WHERE type = 'order.status_changed'") == 5)
         let pull = try device.get("/v1/sync/pull?limit=500")

@@ -31,7 +31,8 @@ public struct OrderSelection: Sendable, Equatable {
         var seen = Set<String>()
         let repeated = orderIds.filter { !seen.insert($0).inserted }
         guard repeated.isEmpty else {
-            throw Refusal(.repeated, "These orders were selected more than once, so nothing was changed: \(Self.listed(Array(Set(repeated)).sorted())).")
+            throw Refusal(
+                .repeated, "These orders were selected more than once, so nothing was changed: \(Self.listed(Array(Set(repeated)).sorted())).")
         }
         self.orderIds = orderIds
     }

@@ -79,12 +79,15 @@ extension OrderPages {
         let content: [String: TemplateValue] = [
             "heading": .string(Formatting.counted(decision.confirmed.count, "order") + " confirmed"),
             "confirmed": .array(
-                decision.confirmed.map { ["orderId": .string($0.orderId), "customerId": .string($0.customerId), "path": .string(Self.path(of: $0.orderId))] }),
+                decision.confirmed.map {
+                    ["orderId": .string($0.orderId), "customerId": .string($0.customerId), "path": .string(Self.path(of: $0.orderId))]
+                }),
             "hasConfirmed": .bool(!decision.confirmed.isEmpty),
             "others": .array(
                 others.map {
                     [
-                        "orderId": .string($0.order.orderId), "customerId": .string($0.order.customerId), "path": .string(Self.path(of: $0.order.orderId)),
+                        "orderId": .string($0.order.orderId), "customerId": .string($0.order.customerId),
+                        "path": .string(Self.path(of: $0.order.orderId)),
                         "status": .string(Self.statusName($0.order.status)), "decidedBy": $0.decidedBy.map(TemplateValue.string) ?? .null,
                     ]
                 }),

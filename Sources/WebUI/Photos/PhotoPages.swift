@@ -1,7 +1,7 @@
 import Foundation
 import HTTP
-public import SyncEngine
 import Support
+public import SyncEngine
 import SyncProtocol
 
 /// `GET /admin/photos/{id}`: an attachment's bytes for the back-office, the full-size view
