@@ -1,6 +1,6 @@
 import Storage
-import SyncEngine
 public import SyncAPI
+import SyncEngine
 public import WebUI
 
 /// The team roll-up: for supervisors' phones (`GET /v1/team/rollup`) and the back-office.
