@@ -1,4 +1,5 @@
 import Storage
+import SyncEngine
 public import WebUI
 
 /// The back-office dashboard: what needs attention now.
@@ -12,6 +13,6 @@ public struct DashboardFeature: Feature {
     public func pages(on backOffice: BackOfficePages) {
         backOffice.addDashboard(
             counts: PostgresDashboardStore(database: core.database), settings: core.settings, jobRuns: PostgresJobRunStore(database: core.database),
-            activity: PostgresActivityStore(database: core.database))
+            activity: CachedOpOutcomes(PostgresActivityStore(database: core.database), lifetime: ActivityCaching.lifetime))
     }
 }
