@@ -17,11 +17,14 @@ Pictures are written to docs/screenshots.
 import argparse
 import datetime
 import os
+import struct
+import zlib
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from harness import ROOT, Device, chromium, sign_in, sign_out
+from test_photos import upload
 
 SCREENSHOTS = os.path.join(ROOT, "docs", "screenshots")
 
@@ -47,6 +50,28 @@ def shoot(driver, name, full_page=True):
     path = os.path.join(SCREENSHOTS, name + ".png")
     driver.save_screenshot(path)
     print("wrote", path)
+
+
+def inspection_photo(width=320, height=240):
+    """A PNG standing in for a site photo: a sky-to-ground gradient with a dark boiler block."""
+    rows = []
+    for y in range(height):
+        row = bytearray([0])  # filter: none
+        for x in range(width):
+            if 120 <= x < 200 and 70 <= y < 200:
+                row += bytes((70, 74, 82))
+            elif y < height // 2:
+                row += bytes((150 + y // 3, 190 + y // 6, 235))
+            else:
+                row += bytes((120, 140 - (y - height // 2) // 4, 90))
+        rows.append(bytes(row))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"".join(rows)))
+            + chunk(b"IEND", b""))
 
 
 def seed(driver, base):
@@ -78,6 +103,10 @@ def seed(driver, base):
             field.clear()
             field.send_keys(value)
         driver.find_element(By.CSS_SELECTOR, ".form-footer button[type=submit]").click()
+        # A new minimum version is saved through its preview of the devices it affects.
+        WebDriverWait(driver, 10).until(lambda d: "Confirm and save" in d.page_source)
+        shoot(driver, "settings-preview")
+        driver.find_element(By.XPATH, "//button[contains(., 'Confirm and save')]").click()
         WebDriverWait(driver, 10).until(lambda d: "notice=" in d.current_url)
 
 
@@ -94,6 +123,8 @@ def push_field_work(devices):
     ana.push("update", "reports", "rep-2041", {"answers": {"boiler_pressure": "1.4 bar", "leak_visible": "no",
                                                            "signed_by": "M. Sousa"}, "photos": ["att-5501", "att-5502"]},
              base=created, old={"answers": report["answers"]})
+    upload(ana, "att-5501", inspection_photo(), "rep-2041")
+    upload(ana, "att-5502", b"the second photo, still on its way", "rep-2041", finish=False)
     south = {"assignmentId": "as-204", "answers": {"meter_reading": "20417", "seal_intact": "yes"}}
     created = carla.push("create", "reports", "rep-2077", south)["results"][0]["serverSeq"]
     farid.push("update", "reports", "rep-2077", {"answers": {"meter_reading": "20471", "seal_intact": "yes"}}, base=created)
@@ -109,10 +140,15 @@ def push_field_work(devices):
 
 
 def order_pages(driver, base):
-    """The order queue, one order, and the dashboard's live panel as a new order arrives."""
+    """The order queue, a selection asked about once, one order, and the dashboard's live panel as a new order arrives."""
     driver.set_window_size(1280, 900)
     driver.get(base + "/admin/orders")
     shoot(driver, "orders")
+    for order_id in ("ORD-1042", "ORD-1043"):
+        driver.find_element(By.CSS_SELECTOR, f"input[name=order][value='{order_id}']").click()
+    driver.find_element(By.XPATH, "//button[contains(., 'Confirm selected')]").click()
+    shoot(driver, "orders-confirm-selected", full_page=False)
+    driver.set_window_size(1280, 900)
     driver.get(base + "/admin/orders/ORD-1044")
     shoot(driver, "order")
     driver.set_window_size(1280, 900)
@@ -174,7 +210,8 @@ def main():
         pages = [("dashboard", "/admin"), ("users", "/admin/users"), ("devices", "/admin/devices"),
                  ("settings", "/admin/settings"), ("conflicts", "/admin/conflicts"), ("sync", "/admin/sync"),
                  ("sync-device", "/admin/sync/devices/dev-4412"), ("sync-record", "/admin/sync/records/reports/rep-2041"),
-                 ("team", "/admin/team?team=north")]
+                 ("team", "/admin/team?team=north"), ("assignments", "/admin/assignments"),
+                 ("assignment-new", "/admin/assignments/new"), ("search", "/admin/search?q=rep")]
         for name, path in pages:
             driver.set_window_size(1280, 900)
             driver.get(args.base + path)
