@@ -175,9 +175,7 @@ class SignedInTestCase(BrowserTestCase):
     role = SIGNED_OUT
 
     def setUp(self):
-        self.base = server.base
-        self.driver = chromium()
-        self.addCleanup(self.driver.quit)
+        super().setUp()
         if self.role in ACCOUNTS:
             sign_in(self.driver, self.base, *ACCOUNTS[self.role])
 

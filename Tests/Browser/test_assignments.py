@@ -10,7 +10,7 @@ import urllib.parse
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from harness import Device, Server, chromium, sign_in
+from harness import Device, Server, sign_in
 from test_backoffice import BrowserTestCase
 
 server = None
@@ -35,9 +35,7 @@ def pull_from(device, cursor):
 
 class Assignments(BrowserTestCase):
     def setUp(self):
-        self.base = server.base
-        self.driver = chromium()
-        self.addCleanup(self.driver.quit)
+        super().setUp()
         sign_in(self.driver, self.base, "dina")
 
     def fill(self, name, value):

@@ -8,6 +8,7 @@ Each test saves screenshots of the pages it visits under FIELDSYNC_SCREENSHOTS
 
 import os
 import time
+import sys
 import unittest
 import urllib.error
 import urllib.request
@@ -42,10 +43,12 @@ def unique(prefix):
 
 
 class BrowserTestCase(unittest.TestCase):
+    """A fresh Chromium (scripts on unless `javascript` is False) on the `server` of the module
+    that defines the test class: each test module starts a server of its own."""
     javascript = True
 
     def setUp(self):
-        self.base = server.base
+        self.base = sys.modules[type(self).__module__].server.base
         self.driver = chromium(javascript=self.javascript)
         self.addCleanup(self.driver.quit)
 
@@ -55,10 +58,15 @@ class BrowserTestCase(unittest.TestCase):
     def follow(self, by, value):
         """Clicks a link or submit button and waits until the next page has replaced this one."""
         page = self.driver.find_element(By.TAG_NAME, "html")
-        self.driver.find_element(by, value).click()
+        self.click(self.driver.find_element(by, value))
         # While the old document unloads, Chromium may answer "Node with given id does not belong
         # to the document" instead of "stale": poll again, the next look sees it stale.
         self.wait(expected_conditions.staleness_of(page), ignored=(WebDriverException,))
+
+    def click(self, element):
+        # Centred first, so the sticky header never covers what is clicked.
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+        element.click()
 
     def text(self, selector):
         return self.driver.find_element(By.CSS_SELECTOR, selector).text

@@ -11,9 +11,9 @@ import uuid
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
-from selenium.webdriver.support.ui import WebDriverWait
 
-from harness import ADMIN_PASSWORD, Device, Server, chromium, sign_in
+from harness import ADMIN_PASSWORD, Device, Server, sign_in
+from test_backoffice import BrowserTestCase
 
 server = None
 seeded = {}
@@ -50,16 +50,9 @@ def tearDownModule():
     server.stop()
 
 
-class ChartsAndSearchCase(unittest.TestCase):
-    javascript = True
-
-    def setUp(self):
-        self.base = server.base
-        self.driver = chromium(javascript=self.javascript)
-        self.addCleanup(self.driver.quit)
-
+class ChartsAndSearchCase(BrowserTestCase):
     def wait(self, condition, seconds=10):
-        return WebDriverWait(self.driver, seconds, poll_frequency=0.02, ignored_exceptions=(WebDriverException,)).until(condition)
+        return super().wait(condition, seconds, ignored=(WebDriverException,))
 
     def submit_search(self, text):
         page = self.driver.find_element(By.TAG_NAME, "html")

@@ -5,18 +5,14 @@ order decided elsewhere between the page and the decision.
 Run with `python3 -m unittest discover -s Tests/Browser` after `swift build`.
 """
 
-import os
 import unittest
 import uuid
 
-from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions
-from selenium.webdriver.support.ui import WebDriverWait
 
-from harness import ROOT, Device, Server, chromium, sign_in
+from harness import Device, Server, sign_in
+from test_backoffice import BrowserTestCase
 
-SCREENSHOTS = os.environ.get("FIELDSYNC_SCREENSHOTS", os.path.join(ROOT, ".build", "browser-screenshots"))
 server = None
 
 
@@ -35,35 +31,7 @@ def unique(prefix):
     return f"{prefix}-{uuid.uuid4().hex[:6]}"
 
 
-class ConfirmationTestCase(unittest.TestCase):
-    javascript = True
-
-    def setUp(self):
-        self.base = server.base
-        self.driver = chromium(javascript=self.javascript)
-        self.addCleanup(self.driver.quit)
-
-    def follow(self, by, value):
-        """Clicks a submit button and waits until the next page has replaced this one."""
-        page = self.driver.find_element(By.TAG_NAME, "html")
-        self.click(self.driver.find_element(by, value))
-        # While the old document unloads, Chromium may answer "Node with given id does not belong
-        # to the document" instead of "stale": poll again, the next look sees it stale.
-        WebDriverWait(self.driver, 10, poll_frequency=0.02, ignored_exceptions=(WebDriverException,)).until(
-            expected_conditions.staleness_of(page))
-
-    def click(self, element):
-        # Centred first, so the sticky header never covers what is clicked.
-        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-        element.click()
-
-    def text(self, selector):
-        return self.driver.find_element(By.CSS_SELECTOR, selector).text
-
-    def shoot(self, name):
-        os.makedirs(SCREENSHOTS, exist_ok=True)
-        self.driver.save_screenshot(os.path.join(SCREENSHOTS, name + ".png"))
-
+class ConfirmationTestCase(BrowserTestCase):
     def statuses(self, device, order_ids):
         changes, _ = device.pull()
         return {c["recordId"]: c["payload"]["status"] for c in changes if c["collection"] == "orders" and c["recordId"] in order_ids}

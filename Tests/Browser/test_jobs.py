@@ -14,7 +14,7 @@ import unittest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 
-from harness import ADMIN_PASSWORD, Server, chromium, sign_in
+from harness import ADMIN_PASSWORD, Server, sign_in
 from fieldsync_server import BINARY
 from test_backoffice import BrowserTestCase
 
@@ -32,9 +32,7 @@ def tearDownModule():
 
 class Jobs(BrowserTestCase):
     def setUp(self):
-        self.base = server.base
-        self.driver = chromium()
-        self.addCleanup(self.driver.quit)
+        super().setUp()
         sign_in(self.driver, self.base, "admin", ADMIN_PASSWORD)
 
     def worker(self, job):

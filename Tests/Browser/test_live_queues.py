@@ -6,18 +6,16 @@ Every wait polls with a deadline; a page that reloaded instead of updating loses
 `window.liveMarker` set after it loaded, which the tests check.
 """
 
-import os
 import time
 import unittest
 import uuid
 
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
-from harness import ADMIN_PASSWORD, ROOT, Device, Server, chromium, sign_in
+from harness import ADMIN_PASSWORD, Device, Server, sign_in
+from test_backoffice import BrowserTestCase
 
-SCREENSHOTS = os.environ.get("FIELDSYNC_SCREENSHOTS", os.path.join(ROOT, ".build", "browser-screenshots"))
 server = None
 
 
@@ -52,18 +50,10 @@ def make_conflict(first, second, collection="reports"):
     return record_id, result["conflictId"]
 
 
-class LiveTestCase(unittest.TestCase):
-    javascript = True
-
-    def setUp(self):
-        self.base = server.base
-        self.driver = chromium(javascript=self.javascript)
-        self.addCleanup(self.driver.quit)
-
+class LiveTestCase(BrowserTestCase):
     def wait(self, condition, seconds=10):
         # The region is replaced while polled: a stale element means "look again".
-        return WebDriverWait(self.driver, seconds, poll_frequency=0.05,
-                             ignored_exceptions=(StaleElementReferenceException,)).until(condition)
+        return super().wait(condition, seconds, ignored=(StaleElementReferenceException,))
 
     def region(self, name):
         return self.driver.find_element(By.CSS_SELECTOR, f"[data-live-region='{name}']")
@@ -83,14 +73,6 @@ class LiveTestCase(unittest.TestCase):
             if card.find_element(By.CSS_SELECTOR, ".card-label").text == label:
                 return int(card.find_element(By.CSS_SELECTOR, ".card-value").text.replace(",", ""))
         raise AssertionError(f"no card {label}")
-
-    def shoot(self, name):
-        os.makedirs(SCREENSHOTS, exist_ok=True)
-        self.driver.save_screenshot(os.path.join(SCREENSHOTS, name + ".png"))
-
-    def assert_no_script_errors(self):
-        errors = [entry["message"] for entry in self.driver.get_log("browser") if entry["level"] == "SEVERE"]
-        self.assertEqual(errors, [])
 
 
 class OrderQueue(LiveTestCase):

@@ -11,7 +11,7 @@ import urllib.request
 
 from selenium.webdriver.common.by import By
 
-from harness import Device, Server, chromium, sign_in
+from harness import Device, Server, sign_in
 from test_backoffice import BrowserTestCase
 
 # A 4 x 3 red PNG.
@@ -58,11 +58,6 @@ def tearDownModule():
 
 
 class Photos(BrowserTestCase):
-    def setUp(self):
-        self.base = server.base
-        self.driver = chromium()
-        self.addCleanup(self.driver.quit)
-
     def loaded_width(self, image):
         """The image's natural width once the browser has loaded (or failed to load) it."""
         self.wait(lambda d: d.execute_script("return arguments[0].complete", image))
