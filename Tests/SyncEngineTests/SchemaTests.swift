@@ -69,6 +69,11 @@ struct SchemaTests {
         #expect(due.problem(with: "2026-11-30", path: "dueDate", allowNull: true) == nil)
         #expect(due.problem(with: "2026-11-30T10:00:00Z", path: "dueDate", allowNull: true) == nil)
         #expect(due.problem(with: "tomorrow", path: "dueDate", allowNull: true) != nil)
+        // A day the calendar does not have is not a date, though it has the shape of one.
+        for impossible in ["2026-02-30", "2026-1-01", "0000-01-01", "2026-11-31"] {
+            #expect(due.problem(with: .string(impossible), path: "dueDate", allowNull: true) != nil, "\(impossible)")
+        }
+        #expect(due.problem(with: "2024-02-29", path: "dueDate", allowNull: true) == nil)
         #expect(due.problem(with: nil, path: "dueDate", allowNull: true) == nil)
         #expect(due.problem(with: nil, path: "dueDate", allowNull: false) != nil)
         let minutes = FieldSpec(type: .integer, minimum: 0)

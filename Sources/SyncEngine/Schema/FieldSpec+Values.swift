@@ -66,9 +66,7 @@ extension FieldSpec {
     }
 
     private static func isDate(_ text: String) -> Bool {
-        if RFC3339.date(from: text) != nil { return true }
-        let style = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day()
-        return text.utf8.count == 10 && (try? style.parse(text)) != nil
+        RFC3339.date(from: text) != nil || CalendarDay.isValid(text)
     }
 
     private static func show(_ number: Double) -> String {

@@ -76,7 +76,7 @@ struct AssignmentForm {
         if full {
             checkText(title, "title", limit: Self.maximumTitleLength, required: "Enter a title.")
             checkText(siteId, "siteId", limit: Self.maximumSiteLength, required: nil)
-            if !dueDate.isEmpty, !Self.isCalendarDate(dueDate) { errors["dueDate"] = "Enter a date as YYYY-MM-DD, for example 2026-12-24." }
+            if !dueDate.isEmpty, !CalendarDay.isValid(dueDate) { errors["dueDate"] = "Enter a date as YYYY-MM-DD, for example 2026-12-24." }
             if !statuses.contains(status) { errors["status"] = "Choose one of: \(statuses.joined(separator: ", "))." }
             fields = ["title": .string(title), "siteId": Self.optional(siteId), "dueDate": Self.optional(dueDate), "status": .string(status)]
         }
@@ -135,20 +135,5 @@ struct AssignmentForm {
 
     private static func optional(_ text: String) -> JSONValue {
         text.isEmpty ? .null : .string(text)
-    }
-
-    /// Whether `text` is a real day written `YYYY-MM-DD`.
-    static func isCalendarDate(_ text: String) -> Bool {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-            parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]), year >= 1, (1...12).contains(month)
-        else { return false }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        guard let first = calendar.date(from: DateComponents(year: year, month: month, day: 1)),
-            let days = calendar.range(of: .day, in: .month, for: first)
-        else { return false }
-        return days.contains(day)
     }
 }
