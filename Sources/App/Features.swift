@@ -1,19 +1,25 @@
+import Storage
+import SyncEngine
+
 extension Application {
     /// What FieldSync is made of. Back-office pages appear in the navigation in this order.
     static func features(_ core: Core) throws -> [any Feature] {
         let attachments = try AttachmentsFeature(core)
+        // One cache for every page with an activity chart, so the dashboard and the team page
+        // count a team's two weeks once between them.
+        let activity = CachedOpOutcomes(PostgresActivityStore(database: core.database), lifetime: ActivityCaching.lifetime)
         return [
             HealthFeature(core),
             try ContractFeature(core),
             try SyncFeature(core),
             attachments,
             ReportsFeature(core, attachments: attachments.service),
-            DashboardFeature(core),
+            DashboardFeature(core, activity: activity),
             OrdersFeature(core),
             AssignmentsFeature(core),
-            ConflictsFeature(core),
-            SyncCentreFeature(core),
-            TeamFeature(core),
+            ConflictsFeature(core, activity: activity),
+            SyncCentreFeature(core, activity: activity),
+            TeamFeature(core, activity: activity),
             SearchFeature(core),
             AccountsFeature(core),
             SettingsFeature(core),

@@ -1,5 +1,6 @@
 import Storage
 public import SyncAPI
+import SyncEngine
 public import WebUI
 
 /// Conflicts that need a person: listed and resolved by devices (`/v1/conflicts`) and in the
@@ -7,10 +8,12 @@ public import WebUI
 public struct ConflictsFeature: Feature {
     let core: Core
     let conflicts: PostgresConflictStore
+    let activity: any ActivityStore
 
-    init(_ core: Core) {
+    init(_ core: Core, activity: any ActivityStore) {
         self.core = core
         conflicts = PostgresConflictStore(database: core.database)
+        self.activity = activity
     }
 
     public func routes(on api: APIRoutes) {
@@ -18,7 +21,6 @@ public struct ConflictsFeature: Feature {
     }
 
     public func pages(on backOffice: BackOfficePages) {
-        backOffice.addConflictPages(
-            conflicts: conflicts, changes: core.changes, photos: core.recordPhotos, activity: PostgresActivityStore(database: core.database))
+        backOffice.addConflictPages(conflicts: conflicts, changes: core.changes, photos: core.recordPhotos, activity: activity)
     }
 }

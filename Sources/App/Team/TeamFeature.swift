@@ -6,11 +6,11 @@ public import WebUI
 /// The team roll-up: for supervisors' phones (`GET /v1/team/rollup`) and the back-office.
 public struct TeamFeature: Feature {
     let rollups: PostgresTeamRollupStore
-    let activity: CachedOpOutcomes
+    let activity: any ActivityStore
 
-    init(_ core: Core) {
+    init(_ core: Core, activity: any ActivityStore) {
         rollups = PostgresTeamRollupStore(database: core.database)
-        activity = CachedOpOutcomes(PostgresActivityStore(database: core.database), lifetime: ActivityCaching.lifetime)
+        self.activity = activity
     }
 
     public func routes(on api: APIRoutes) {
