@@ -39,7 +39,8 @@ public struct PullService: Sendable {
         }
         let next = PullCursor(position: window.position, initialSyncStart: window.initialSyncStart, issuedAt: now)
         return PullPage(
-            changes: window.changes, nextCursor: cursors.encode(next), hasMore: window.hasMore, newServerSeq: window.newServerSeq)
+            changes: window.changes, nextCursor: cursors.encode(next), hasMore: window.hasMore, newServerSeq: window.newServerSeq,
+            carriesHorizon: window.carriesHorizon)
     }
 
     /// Merges the records and exits between `position` and the snapshot's horizon, keeps the
@@ -71,7 +72,8 @@ public struct PullService: Sendable {
         if !hasMore { next = max(next, .horizon(horizon)) }
         return PullWindow(
             changes: latest.values.sorted { $0.position < $1.position }, position: next,
-            initialSyncStart: start.flatMap { next < $0 ? $0 : nil }, hasMore: hasMore, newServerSeq: newServerSeq)
+            initialSyncStart: start.flatMap { next < $0 ? $0 : nil }, hasMore: hasMore, newServerSeq: newServerSeq,
+            carriesHorizon: startInitialSync || !hasMore)
     }
 }
 
@@ -98,6 +100,9 @@ struct PullWindow {
     var initialSyncStart: PullPosition?
     var hasMore: Bool
     var newServerSeq: Int64
+    /// Whether the next cursor holds this snapshot's horizon: as an initial sync's start, or as
+    /// the position of a device that read everything below it.
+    var carriesHorizon: Bool
 }
 
 /// One page of a pull.
@@ -109,4 +114,8 @@ public struct PullPage: Sendable {
     public var hasMore: Bool
     /// The highest sequence number issued when the page was read.
     public var newServerSeq: Int64
+    /// Whether `nextCursor` holds the snapshot's horizon, a transaction id that may be above ids
+    /// PostgreSQL issues again after a crash: such a cursor may be handed out only after a
+    /// transaction begun after the read has committed durably (docs/decisions/0004, "Crashes").
+    public var carriesHorizon: Bool
 }

@@ -5,8 +5,10 @@ import SyncProtocol
 public protocol SyncVisitRecorder: Sendable {
     /// Records the visit and its `device.synced` event in a transaction of its own; returns the
     /// highest committed sequence number.
+    /// - Parameter durable: the commit waits for the WAL flush, which it need not for bookkeeping
+    ///   alone; a pull whose cursor carries its snapshot's horizon asks for it (`PullPage.carriesHorizon`).
     @discardableResult
-    func record(_ visit: SyncVisit, kind: SyncVisit.Kind) throws -> Int64
+    func record(_ visit: SyncVisit, kind: SyncVisit.Kind, durable: Bool) throws -> Int64
 }
 
 extension SyncVisit {
