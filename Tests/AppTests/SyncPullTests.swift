@@ -143,6 +143,25 @@ struct SyncPullTests {
         #expect(changes.first?.payload?["assigneeId"] == .string(ben.user.id))
     }
 
+    @Test("Records reached through both the user's own key and the team's key fill pages once each, in position order")
+    func overlappingKeysFillPages() async throws {
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
+        let ana = try await server.device(team: "north")
+        let dora = try await server.device(.dispatcher, team: nil)
+        // Alternately Ana's own (both keys) and the team's (team key only), and one of hers outside the team.
+        var ops = (1...7).map { n in
+            dora.create("jobs", "job-\(n)", ["title": "t", "teamId": "north"].merging(n % 2 == 1 ? ["assigneeId": .string(ana.user.id)] : [:]) { $1 })
+        }
+        ops.append(dora.create("jobs", "job-8", ["title": "t", "assigneeId": .string(ana.user.id)]))
+        for op in ops { _ = try await dora.applied(op) }
+
+        let run = try await ana.drain(limit: 3)
+
+        #expect(run.pages.map(\.changes.count) == [3, 3, 2])
+        #expect(run.changes.map(\.recordId) == (1...8).map { "job-\($0)" })
+    }
+
     @Test("A tampered, truncated or foreign cursor is 400 CURSOR_INVALID")
     func cursorInvalid() async throws {
         let server = try await TestServer.startSync()

@@ -6,8 +6,9 @@ import SyncEngine
 import SyncProtocol
 import Testing
 
-/// A push's bookkeeping (the device row and `device.synced`) commits with its changes.
-@Suite("Push bookkeeping over HTTP")
+/// A sync call's bookkeeping (the device row and `device.synced`): a push's commits with its
+/// changes; a pull's stamps the device on every page and is announced once the device caught up.
+@Suite("Sync bookkeeping over HTTP")
 struct SyncVisitTests {
     /// The outbox as `type/kind` (kind only for `device.synced`) with each row's transaction id.
     private func outbox(_ server: TestServer) throws -> [(event: String, transaction: String)] {
@@ -60,5 +61,23 @@ struct SyncVisitTests {
         #expect(response.newServerSeq == seq)
         #expect(try outbox(server).map(\.event) == ["record.changed", "device.synced/push", "device.synced/push"])
         #expect(Array(try deviceRow(ben).prefix(3)) == [ben.user.id, "1.0.0", "true"])
+    }
+
+    @Test("a pull stamps the device row on every page and announces device.synced once, with the page that catches up")
+    func pullAnnouncedWhenCaughtUp() async throws {
+        let server = try await TestServer.startSync()
+        defer { server.finish() }
+        let ana = try await server.device()
+        let ben = try await server.device(appVersion: "3.1.0")
+        _ = try await ana.push((1...3).map { ana.create("jobs", "job-\($0)", ["title": "t"]) })
+
+        let first = try await ben.pull(limit: 2)
+        #expect(first.hasMore)
+        #expect(try deviceRow(ben)[2] == "true")
+        #expect(try outbox(server).filter { $0.event == "device.synced/pull" }.isEmpty)
+
+        let last = try await ben.pull(cursor: first.nextCursor, limit: 2)
+        #expect(!last.hasMore)
+        #expect(try outbox(server).filter { $0.event == "device.synced/pull" }.count == 1)
     }
 }

@@ -85,11 +85,11 @@ struct WebOrderSelectionTests {
         #expect(
             try server.integer(
                 """
-                SELECT count(*)::int FROM records JOIN users u ON field_meta->'status'->>'deviceId' = 'web:' || u.id
+                SELECT count(*)::int FROM records JOIN users u ON field_meta::jsonb->'status'->>'deviceId' = 'web:' || u.id
                 WHERE u.username = 'dee' AND payload->>'status' = 'CONFIRMED'
                 """) == 4)
         #expect(
-            try server.integer("SELECT count(DISTINCT field_meta->'status'->>'opId')::int FROM records WHERE payload->>'status' = 'CONFIRMED'") == 4)
+            try server.integer("SELECT count(DISTINCT field_meta::jsonb->'status'->>'opId')::int FROM records WHERE payload->>'status' = 'CONFIRMED'") == 4)
         #expect(try server.integer("SELECT count(DISTINCT xid)::int FROM records WHERE payload->>'status' = 'CONFIRMED'") == 1)
         #expect(try server.integer("SELECT count(*)::int FROM events WHERE type = 'order.status_changed'") == 5)
         let pull = try device.get("/v1/sync/pull?limit=500")

@@ -10,10 +10,10 @@ import Synchronization
 struct BenchSyncCommand: Command {
     let path = ["bench", "sync"]
     let summary = "measure push ops/s, pull pages and replays over loopback"
-    let valueOptions: Set<String> = ["devices", "batches", "records", "users", "pulls", "curve", "curve-batches"]
+    let valueOptions: Set<String> = ["devices", "batches", "records", "users", "pulls", "pullers", "curve", "curve-batches"]
     let flagOptions: Set<String> = ["help", "pull-only"]
     let usage = """
-        Usage: fieldsync bench sync [--devices 8] [--batches 200] [--records 1000000] [--users 1000] [--pulls 200]
+        Usage: fieldsync bench sync [--devices 8] [--batches 200] [--records 1000000] [--users 1000] [--pulls 200] [--pullers 1]
                                     [--curve 1,8,32,128] [--curve-batches 320] [--pull-only]
 
         Starts FieldSync on a throwaway embedded PostgreSQL (durable commits) and measures:
@@ -26,10 +26,11 @@ struct BenchSyncCommand: Command {
              The first run also reports the CPU seconds per 1,000 ops of the server
              (the benchmark's client threads left out) and of PostgreSQL;
           4. pull: --records jobs over --users users are loaded (every field's metadata naming
-             its op and device), then --pulls pages of 500 are pulled by sampled users, once
-             per encoding: plain, gzip, and compact field metadata with gzip. For each:
-             records/s, page time (first pages apart), and bytes per record on the wire
-             against the payload JSON's own bytes.
+             its op and device), then --pulls pages of 500 are pulled by sampled users'
+             devices, --pullers of them at once, once per encoding: plain, gzip, and compact
+             field metadata with gzip. For each: records/s (one puller: over the sum of page
+             times, the server's time alone; several: over the wall clock), page time (first
+             pages apart), and bytes per record on the wire against the payload JSON's own bytes.
         --pull-only skips 1 to 3.
         Times are measured at the client over loopback, so they include HTTP.
         """
@@ -40,6 +41,8 @@ struct BenchSyncCommand: Command {
         let records = try arguments.number("records", 1_000_000)
         let users = try arguments.number("users", 1_000)
         let pulls = try arguments.number("pulls", 200)
+        let pullers = try arguments.number("pullers", 1)
+        guard (1...256).contains(pullers) else { throw CommandError("--pullers takes 1 to 256 devices") }
         let curveBatches = try arguments.number("curve-batches", 320)
         let curve = try (arguments.value("curve") ?? "1,8,32,128").split(separator: ",").map { text in
             guard let count = Int(text), (1...1_000).contains(count) else { throw CommandError("--curve takes device counts from 1 to 1000") }
@@ -65,7 +68,7 @@ struct BenchSyncCommand: Command {
                 try benchmarkPush(devices, batches: max(2, curveBatches / count), label: "push curve")
             }
         }
-        try benchmarkPull(bench, records: records, users: users, pulls: pulls)
+        try benchmarkPull(bench, records: records, users: users, pulls: pulls, pullers: pullers)
         return 0
     }
 
@@ -117,7 +120,7 @@ struct BenchSyncCommand: Command {
         print("replay of applied batches: \(try device.replay(batches: batches).summary)")
     }
 
-    private func benchmarkPull(_ bench: BenchServer, records: Int, users: Int, pulls: Int) throws {
+    private func benchmarkPull(_ bench: BenchServer, records: Int, users: Int, pulls: Int, pullers: Int) throws {
         let core = bench.application.core
         let seeder = BenchmarkSeeder(database: core.database)
         let loadTime = try measureMilliseconds {
@@ -131,7 +134,7 @@ struct BenchSyncCommand: Command {
                     userId: "u-seed-\(user * 37 % users)", deviceId: "bench-pull-\(user)", platform: nil, appVersion: nil, lifetime: 3600
                 ).token
             }
-            print(try puller.run(pages: pulls).summary)
+            print(try puller.run(pages: pulls, pullers: pullers, databaseDirectory: bench.databaseDirectory).summary)
         }
     }
 }

@@ -25,10 +25,11 @@ public struct PostgresOrderStore: OrderStore {
     /// The user whose change last set `status`, from its field metadata: a back-office change
     /// carries `web:<user id>`, a device's change the device id.
     private static let decider = """
-        CASE WHEN payload->>'status' <> 'SUBMITTED' THEN COALESCE(
-            (SELECT username FROM users WHERE field_meta->'status'->>'deviceId' LIKE 'web:%'
-                AND id = substr(field_meta->'status'->>'deviceId', 5)),
-            (SELECT du.username FROM devices d JOIN users du ON du.id = d.user_id WHERE d.device_id = field_meta->'status'->>'deviceId'))
+        CASE WHEN payload->>'status' <> 'SUBMITTED' THEN (
+            SELECT COALESCE(
+                (SELECT username FROM users WHERE status_device LIKE 'web:%' AND id = substr(status_device, 5)),
+                (SELECT du.username FROM devices d JOIN users du ON du.id = d.user_id WHERE d.device_id = status_device))
+            FROM (SELECT field_meta::jsonb->'status'->>'deviceId' AS status_device) decided)
         END
         """
 

@@ -31,7 +31,8 @@ public struct PostgresPullReader: PullReader {
 /// The reads of one pull on its transaction's snapshot.
 struct PostgresPullSnapshot: PullSnapshot {
     let connection: PostgresConnection
-    /// The horizon reached while waiting for writers before the snapshot was taken.
+    /// The horizon reached while waiting for the writers running when the pull arrived, before
+    /// the snapshot was taken.
     let awaitedHorizon: Int64
 
     func latestSequence() throws -> Int64 {
@@ -39,9 +40,10 @@ struct PostgresPullSnapshot: PullSnapshot {
     }
 
     func horizon() throws -> Int64 {
-        // Every transaction of this database below it has ended (docs/decisions/0004); the one
-        // reached while waiting holds as well, and this snapshot's own can come out lower.
-        max(try connection.query(ChangeHorizon.current)[0].decode(0, as: Int64.self), awaitedHorizon)
+        // Every transaction of this database below it had ended before the snapshot was taken
+        // (docs/decisions/0004), so the snapshot holds all of their changes. Writers that ended
+        // since the wait are served by the next pull.
+        awaitedHorizon
     }
 
     func records(
@@ -59,20 +61,10 @@ struct PostgresPullSnapshot: PullSnapshot {
 
 /// The SQL of pulls.
 enum PullRows {
-    /// The change object of a record row without its `fieldMeta` (PROTOCOL.md, Pull), written by
-    /// concatenating text: the stored `jsonb` is printed once and never parsed again, where
-    /// building the object with `json_build_object(…)::jsonb` re-read every payload.
-    static let changeJSON = """
-        '{"collection":' || to_json(collection)::text || ',"recordId":' || to_json(record_id)::text
-            || ',"serverSeq":' || server_seq
-            || CASE WHEN deleted_seq IS NULL THEN
-                   ',"type":"upsert","payload":' || payload::text || ',"schemaVersion":' || schema_version
-                   || CASE WHEN conflict_id IS NULL THEN '' ELSE ',"conflict":{"id":' || to_json(conflict_id)::text || ',"state":"open"}' END
-               ELSE ',"type":"delete","tombstone":{"deletedServerSeq":' || deleted_seq || '}'
-               END
-            || '}'
-        """
-    static let columns = "server_seq, xid, collection, record_id, \(changeJSON), CASE WHEN deleted_seq IS NULL THEN field_meta::text END"
+    /// A record row's change object without its `fieldMeta`, and the field metadata of an
+    /// upsert: both kept as text when the row is written (migration 0015), so a page is an index
+    /// scan and a copy.
+    static let columns = "server_seq, xid, collection, record_id, change_json, CASE WHEN deleted_seq IS NULL THEN field_meta END"
 
     /// Records changed after `position` and below `horizon` that the caller sees now, in position
     /// order; tombstones at or before an initial sync's start are skipped (the device never had
@@ -98,15 +90,29 @@ enum PullRows {
             ).map(decode)
         }
         guard !keys.isEmpty else { return [] }
-        // One index range scan per key (user_scope or team_scope, then the position).
+        // One index range scan per key (user_scope or team_scope, then the position), each leaving
+        // out the records an earlier key already reads, so the scans are disjoint and merge in
+        // position order: the limit then stops them after `limit` rows in all, where separate
+        // limits read up to `limit` rows per key and threw the surplus away.
+        var earlierUsers: [String] = []
+        var earlierTeams: [String] = []
+        if !personal.isEmpty { binds.append(personal.postgresText) }
+        let personalBind = "$\(binds.count)::text[]"
         var sql: [String] = []
         for key in keys {
             binds.append(key.rawValue)
             var condition = "\(key.kind == .user ? "user_scope" : "team_scope") = $\(binds.count)"
-            if key.kind != .user, !personal.isEmpty {
-                binds.append(personal.postgresText)
-                condition += " AND collection <> ALL($\(binds.count)::text[])"
+            if key.kind != .user, !personal.isEmpty { condition += " AND collection <> ALL(\(personalBind))" }
+            if !earlierUsers.isEmpty {
+                binds.append(earlierUsers.postgresText)
+                condition += " AND (user_scope = ANY($\(binds.count)::text[])) IS NOT TRUE"
             }
+            if !earlierTeams.isEmpty {
+                binds.append(earlierTeams.postgresText)
+                let personalTeamRows = personal.isEmpty ? "" : " AND collection <> ALL(\(personalBind))"
+                condition += " AND (team_scope = ANY($\(binds.count)::text[])\(personalTeamRows)) IS NOT TRUE"
+            }
+            if key.kind == .user { earlierUsers.append(key.rawValue) } else { earlierTeams.append(key.rawValue) }
             sql.append(
                 """
                 (SELECT \(columns) FROM records
@@ -114,14 +120,10 @@ enum PullRows {
                  ORDER BY xid, server_seq LIMIT $6)
                 """)
         }
-        var seen = Set<RecordKey>()
         // Planned with its values: a generic plan cannot estimate the (xid, seq) range, guesses a
         // row or two per key, and reads every row of a large team's key before sorting them.
-        return try connection.query(PostgresQuery(sql.joined(separator: " UNION ALL "), binds: binds).plannedPerRun())
-            .map(decode)
-            .filter { seen.insert($0.key).inserted }
-            .sorted { $0.position < $1.position }
-            .prefix(limit).map { $0 }
+        let merged = "SELECT * FROM (\(sql.joined(separator: " UNION ALL "))) page ORDER BY xid, server_seq LIMIT $6"
+        return try connection.query(PostgresQuery(merged, binds: binds).plannedPerRun()).map(decode)
     }
 
     /// The latest exit after `position` of each record from any of `keys` that the caller no longer sees.

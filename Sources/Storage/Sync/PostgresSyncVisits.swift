@@ -13,14 +13,15 @@ public struct PostgresSyncVisits: SyncVisitRecorder {
     }
 
     @discardableResult
-    public func record(_ visit: SyncVisit, kind: SyncVisit.Kind, durable: Bool) throws -> Int64 {
+    public func record(_ visit: SyncVisit, kind: SyncVisit.Kind, announced: Bool, durable: Bool) throws -> Int64 {
         try database.transaction { connection in
             // Bookkeeping alone: losing the last seconds of it in a crash is harmless, so the
             // commit need not wait for the WAL flush. A durable one makes every transaction id
             // below its own durable too, so none of them is issued again after a crash
             // (docs/decisions/0004, "Crashes"); the stamp always gives it an id.
             let statements = ["SET LOCAL synchronous_commit TO \(unescaped: durable ? "on" : "off")", Self.stamp(visit), ServerSequence.latest]
-            let results = try connection.pipeline(statements + EventOutbox.inserts(inserting: [visit.syncedEvent(kind)]) + [EventOutbox.notify])
+            let event = announced ? EventOutbox.inserts(inserting: [visit.syncedEvent(kind)]) + [EventOutbox.notify] : []
+            let results = try connection.pipeline(statements + event)
             return try results[statements.count - 1][0].decode(0, as: Int64.self)
         }
     }

@@ -61,7 +61,7 @@ enum OpLogRow {
 /// `records` rows; `xid` (the writing transaction, docs/decisions/0004) is the column's default.
 enum RecordRow {
     static let columns = """
-        collection, record_id, payload::text, field_meta::text, server_seq, deleted_seq, conflict_id, schema_version,
+        collection, record_id, payload::text, field_meta, server_seq, deleted_seq, conflict_id, schema_version,
         created_at, updated_at
         """
 
@@ -109,7 +109,7 @@ enum RecordRow {
             INSERT INTO records (collection, record_id, payload, user_scope, team_scope, conflict_id, schema_version,
                                  field_meta, server_seq, deleted_seq)
             SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::text[], $7::int[],
-                                 $8::jsonb[], $9::bigint[], $10::bigint[])
+                                 $8::text[], $9::bigint[], $10::bigint[])
             ON CONFLICT (collection, record_id) DO UPDATE SET
                 payload = excluded.payload, field_meta = excluded.field_meta, server_seq = excluded.server_seq, xid = excluded.xid,
                 user_scope = excluded.user_scope, team_scope = excluded.team_scope, deleted_seq = excluded.deleted_seq,

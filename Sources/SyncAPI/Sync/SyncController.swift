@@ -31,7 +31,7 @@ public struct SyncController: Sendable {
         let visit = SyncVisit(principal: principal, appVersion: device.appVersion)
         let outcome = try pushes.push(body, by: principal, configuration: limits(settings), visit: visit)
         // The push's own transaction recorded the visit, unless every op failed in the fallback.
-        let newServerSeq = try outcome.newServerSeq ?? visits.record(visit, kind: .push, durable: false)
+        let newServerSeq = try outcome.newServerSeq ?? visits.record(visit, kind: .push, announced: true, durable: false)
         // Written through JSONValue: the same JSON as `PushResponse`, without JSONEncoder's cost.
         let response: JSONValue = [
             "results": .array(outcome.results.map(\.jsonValue)),
@@ -47,9 +47,13 @@ public struct SyncController: Sendable {
         let form = try FieldMetaForm.parse(device.request.query["fieldMeta"])
         let principal = try device.principal()
         let page = try pulls.page(for: principal, cursor: device.request.query["cursor"], limit: limit, maximum: settings.maxPullLimit)
-        // The visit's commit comes before the answer: when durable, it keeps the cursor's horizon
-        // from being issued again should PostgreSQL crash.
-        try visits.record(SyncVisit(principal: principal, appVersion: device.appVersion), kind: .pull, durable: page.carriesHorizon)
+        // Every page stamps the device row; the live feed hears of the pull once the device has
+        // caught up, not once per page of a long initial sync. The visit commits before the
+        // answer: durably when the cursor holds the horizon, which is then never issued again
+        // should PostgreSQL crash.
+        try visits.record(
+            SyncVisit(principal: principal, appVersion: device.appVersion), kind: .pull, announced: !page.hasMore,
+            durable: page.carriesHorizon)
         let writer = PullResponseWriter(
             page: page, form: form, minSupportedAppVersion: settings.minSupportedAppVersion, serverSchemaVersion: schema.version)
         var headers: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8", "Vary": "Accept-Encoding"]

@@ -3,12 +3,12 @@ import SyncProtocol
 /// Records sync calls that wrote nothing else (a pull, or a push whose ops all failed in the
 /// one-by-one fallback); a push otherwise records its visit in its own transaction.
 public protocol SyncVisitRecorder: Sendable {
-    /// Records the visit and its `device.synced` event in a transaction of its own; returns the
-    /// highest committed sequence number.
+    /// Records the visit, and its `device.synced` event when `announced`, in a transaction of its
+    /// own; returns the highest committed sequence number.
     /// - Parameter durable: the commit waits for the WAL flush, which it need not for bookkeeping
     ///   alone; a pull whose cursor carries its snapshot's horizon asks for it (`PullPage.carriesHorizon`).
     @discardableResult
-    func record(_ visit: SyncVisit, kind: SyncVisit.Kind, durable: Bool) throws -> Int64
+    func record(_ visit: SyncVisit, kind: SyncVisit.Kind, announced: Bool, durable: Bool) throws -> Int64
 }
 
 extension SyncVisit {
