@@ -151,7 +151,8 @@ struct SyncPullTests {
         let dora = try await server.device(.dispatcher, team: nil)
         // Alternately Ana's own (both keys) and the team's (team key only), and one of hers outside the team.
         var ops = (1...7).map { n in
-            dora.create("jobs", "job-\(n)", ["title": "t", "teamId": "north"].merging(n % 2 == 1 ? ["assigneeId": .string(ana.user.id)] : [:]) { $1 })
+            dora.create(
+                "jobs", "job-\(n)", ["title": "t", "teamId": "north"].merging(n % 2 == 1 ? ["assigneeId": .string(ana.user.id)] : [:]) { $1 })
         }
         ops.append(dora.create("jobs", "job-8", ["title": "t", "assigneeId": .string(ana.user.id)]))
         for op in ops { _ = try await dora.applied(op) }

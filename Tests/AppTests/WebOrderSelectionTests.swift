@@ -89,7 +89,8 @@ struct WebOrderSelectionTests {
                 WHERE u.username = 'dee' AND payload->>'status' = 'CONFIRMED'
                 """) == 4)
         #expect(
-            try server.integer("SELECT count(DISTINCT field_meta::jsonb->'status'->>'opId')::int FROM records WHERE payload->>'status' = 'CONFIRMED'") == 4)
+            try server.integer("SELECT count(DISTINCT field_meta::jsonb->'status'->>'opId')::int FROM records WHERE payload->>'status' = 'CONFIRMED'")
+                == 4)
         #expect(try server.integer("SELECT count(DISTINCT xid)::int FROM records WHERE payload->>'status' = 'CONFIRMED'") == 1)
         #expect(try server.integer("SELECT count(*)::int FROM events WHERE type = 'order.status_changed'") == 5)
         let pull = try device.get("/v1/sync/pull?limit=500")
