@@ -6,19 +6,66 @@ import SyncProtocol
 /// A field set by no device's op (server-written, seeded) is `[seq]`; any other is
 /// `[seq, index]`, `index` pointing into `fieldMetaOps`. Most records of a page were last
 /// written by a handful of ops, so each pair is named once instead of once per field.
+///
+/// Stored metadata is read by ``StoredFieldMeta``, which copies names, numbers and ids as the
+/// JSON text they are, without building values; text it does not expect goes through the
+/// general JSON parser instead, with the same result.
 struct CompactFieldMeta {
+    /// An op as the JSON text of its `opId` and `deviceId` (a string token each, or nil).
     private struct Op: Hashable {
-        var opId: String?
-        var deviceId: String?
+        var opId: [UInt8]?
+        var deviceId: [UInt8]?
     }
 
     private var indexes: [Op: Int] = [:]
     private var ops: [Op] = []
 
-    /// Appends `stored` (a record's `fieldMeta` text) in the compact form, fields by name.
-    /// Text that is not stored field metadata is appended as it is: a field's entry may always
-    /// come in the full form, and devices read both.
+    /// Appends `stored` (a record's `fieldMeta` text) in the compact form. Text that is not
+    /// stored field metadata is appended as it is: a field's entry may always come in the full
+    /// form, and devices read both.
     mutating func write(_ stored: String, into bytes: inout [UInt8]) {
+        var stored = stored
+        let written = stored.withUTF8 { text in
+            guard let fields = StoredFieldMeta.fields(in: text) else { return false }
+            bytes.append(UInt8(ascii: "{"))
+            for (position, field) in fields.enumerated() {
+                if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                bytes.append(contentsOf: text[field.name])
+                bytes.append(contentsOf: ":[".utf8)
+                bytes.append(contentsOf: text[field.seq])
+                if field.opId != nil || field.deviceId != nil {
+                    bytes.append(contentsOf: ",\(index(opId: field.opId.map { text[$0] }, deviceId: field.deviceId.map { text[$0] }))".utf8)
+                }
+                bytes.append(UInt8(ascii: "]"))
+            }
+            bytes.append(UInt8(ascii: "}"))
+            return true
+        }
+        if !written { writeParsed(stored, into: &bytes) }
+    }
+
+    /// The page's `fieldMetaOps` array: `[{"deviceId": …, "opId": …}, …]` in first-use order.
+    func writeTable(into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "["))
+        for (position, op) in ops.enumerated() {
+            if position > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "{"))
+            if let deviceId = op.deviceId {
+                bytes.append(contentsOf: #""deviceId":"#.utf8)
+                bytes.append(contentsOf: deviceId)
+            }
+            if let opId = op.opId {
+                if op.deviceId != nil { bytes.append(UInt8(ascii: ",")) }
+                bytes.append(contentsOf: #""opId":"#.utf8)
+                bytes.append(contentsOf: opId)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// The general path: `stored` parsed into values, fields by name.
+    private mutating func writeParsed(_ stored: String, into bytes: inout [UInt8]) {
         guard case .object(let members)? = JSONValue(parsing: stored) else { return bytes.append(contentsOf: stored.utf8) }
         var metas: [(String, FieldMeta)] = []
         metas.reserveCapacity(members.count)
@@ -32,23 +79,32 @@ struct CompactFieldMeta {
             JSONValue.string(name).writeCanonical(into: &bytes)
             bytes.append(contentsOf: ":[\(meta.seq)".utf8)
             if meta.opId != nil || meta.deviceId != nil {
-                bytes.append(contentsOf: ",\(index(of: Op(opId: meta.opId, deviceId: meta.deviceId)))".utf8)
+                bytes.append(contentsOf: ",\(index(of: Op(opId: meta.opId.map(Self.token), deviceId: meta.deviceId.map(Self.token))))".utf8)
             }
             bytes.append(UInt8(ascii: "]"))
         }
         bytes.append(UInt8(ascii: "}"))
     }
 
-    /// The page's `fieldMetaOps` array: `[{"opId": …, "deviceId": …}, …]` in first-use order.
-    func writeTable(into bytes: inout [UInt8]) {
-        let table = JSONValue.array(
-            ops.map { op in
-                var members: [String: JSONValue] = [:]
-                if let opId = op.opId { members["opId"] = .string(opId) }
-                if let deviceId = op.deviceId { members["deviceId"] = .string(deviceId) }
-                return .object(members)
-            })
-        table.writeCanonical(into: &bytes)
+    private static func token(_ string: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        JSONValue.string(string).writeCanonical(into: &bytes)
+        return bytes
+    }
+
+    /// The index of the op whose ids are these tokens of stored text.
+    private mutating func index(opId: Slice<UnsafeBufferPointer<UInt8>>?, deviceId: Slice<UnsafeBufferPointer<UInt8>>?) -> Int {
+        // Consecutive fields are mostly set by the same op: no copying or hashing for those.
+        if let last = ops.last, Self.same(last.opId, opId), Self.same(last.deviceId, deviceId) { return ops.count - 1 }
+        return index(of: Op(opId: opId.map(Array.init), deviceId: deviceId.map(Array.init)))
+    }
+
+    private static func same(_ token: [UInt8]?, _ text: Slice<UnsafeBufferPointer<UInt8>>?) -> Bool {
+        switch (token, text) {
+        case (nil, nil): true
+        case (let token?, let text?): token.elementsEqual(text)
+        default: false
+        }
     }
 
     private mutating func index(of op: Op) -> Int {
