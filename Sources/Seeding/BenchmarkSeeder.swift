@@ -62,12 +62,13 @@ public struct BenchmarkSeeder: Sendable {
     static let recordsPerTransaction = 500
 
     /// Brings the loaded tables to the state a running server keeps them in: vacuumed (rows
-    /// marked visible to all, so autovacuum does not do it during the measurements that follow)
-    /// and with fresh planner statistics.
+    /// marked visible to all, so autovacuum does not do it during the measurements that follow),
+    /// with fresh planner statistics, and checkpointed (so the load's pages are not written out
+    /// during the first measurement).
     public func analyze() throws {
         try database.withConnection {
             // One statement per script: VACUUM refuses the transaction a script of several runs in.
-            for statement in ["SET statement_timeout = 0", "VACUUM (ANALYZE) records, users", "RESET statement_timeout"] {
+            for statement in ["SET statement_timeout = 0", "VACUUM (ANALYZE) records, users", "CHECKPOINT", "RESET statement_timeout"] {
                 try $0.executeScript(statement)
             }
         }
