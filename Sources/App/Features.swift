@@ -6,8 +6,9 @@ extension Application {
     static func features(_ core: Core) throws -> [any Feature] {
         let attachments = try AttachmentsFeature(core)
         // One cache for every page with an activity chart, so the dashboard and the team page
-        // count a team's two weeks once between them.
-        let activity = CachedOpOutcomes(PostgresActivityStore(database: core.database), lifetime: ActivityCaching.lifetime)
+        // count a team's two weeks once between them; a count (per team and day) is kept a
+        // minute, a lag a two-week chart does not show.
+        let activity = CachedOpOutcomes(PostgresActivityStore(database: core.database), lifetime: 60)
         return [
             HealthFeature(core),
             try ContractFeature(core),

@@ -94,23 +94,25 @@ enum PullRows {
         // out the records an earlier key already reads, so the scans are disjoint and merge in
         // position order: the limit then stops them after `limit` rows in all, where separate
         // limits read up to `limit` rows per key and threw the surplus away.
+        // A team key reaches the records of shared collections only.
+        var sharedOnly = ""
+        if !personal.isEmpty {
+            binds.append(personal.postgresText)
+            sharedOnly = " AND collection <> ALL($\(binds.count)::text[])"
+        }
         var earlierUsers: [String] = []
         var earlierTeams: [String] = []
-        if !personal.isEmpty { binds.append(personal.postgresText) }
-        let personalBind = "$\(binds.count)::text[]"
         var sql: [String] = []
         for key in keys {
             binds.append(key.rawValue)
-            var condition = "\(key.kind == .user ? "user_scope" : "team_scope") = $\(binds.count)"
-            if key.kind != .user, !personal.isEmpty { condition += " AND collection <> ALL(\(personalBind))" }
+            var condition = key.kind == .user ? "user_scope = $\(binds.count)" : "team_scope = $\(binds.count)" + sharedOnly
             if !earlierUsers.isEmpty {
                 binds.append(earlierUsers.postgresText)
                 condition += " AND (user_scope = ANY($\(binds.count)::text[])) IS NOT TRUE"
             }
             if !earlierTeams.isEmpty {
                 binds.append(earlierTeams.postgresText)
-                let personalTeamRows = personal.isEmpty ? "" : " AND collection <> ALL(\(personalBind))"
-                condition += " AND (team_scope = ANY($\(binds.count)::text[])\(personalTeamRows)) IS NOT TRUE"
+                condition += " AND (team_scope = ANY($\(binds.count)::text[])\(sharedOnly)) IS NOT TRUE"
             }
             if key.kind == .user { earlierUsers.append(key.rawValue) } else { earlierTeams.append(key.rawValue) }
             sql.append(

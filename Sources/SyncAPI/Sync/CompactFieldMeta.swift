@@ -29,14 +29,10 @@ struct CompactFieldMeta {
             guard let fields = StoredFieldMeta.fields(in: text) else { return false }
             bytes.append(UInt8(ascii: "{"))
             for (position, field) in fields.enumerated() {
-                if position > 0 { bytes.append(UInt8(ascii: ",")) }
-                bytes.append(contentsOf: text[field.name])
-                bytes.append(contentsOf: ":[".utf8)
-                bytes.append(contentsOf: text[field.seq])
-                if field.opId != nil || field.deviceId != nil {
-                    bytes.append(contentsOf: ",\(index(opId: field.opId.map { text[$0] }, deviceId: field.deviceId.map { text[$0] }))".utf8)
-                }
-                bytes.append(UInt8(ascii: "]"))
+                let op =
+                    field.opId == nil && field.deviceId == nil
+                    ? nil : index(opId: field.opId.map { text[$0] }, deviceId: field.deviceId.map { text[$0] })
+                Self.appendEntry(name: text[field.name], seq: text[field.seq], op: op, first: position == 0, into: &bytes)
             }
             bytes.append(UInt8(ascii: "}"))
             return true
@@ -75,15 +71,24 @@ struct CompactFieldMeta {
         }
         bytes.append(UInt8(ascii: "{"))
         for (position, (name, meta)) in metas.sorted(by: { $0.0 < $1.0 }).enumerated() {
-            if position > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSONValue.string(name).writeCanonical(into: &bytes)
-            bytes.append(contentsOf: ":[\(meta.seq)".utf8)
-            if meta.opId != nil || meta.deviceId != nil {
-                bytes.append(contentsOf: ",\(index(of: Op(opId: meta.opId.map(Self.token), deviceId: meta.deviceId.map(Self.token))))".utf8)
-            }
-            bytes.append(UInt8(ascii: "]"))
+            let op =
+                meta.opId == nil && meta.deviceId == nil
+                ? nil : index(of: Op(opId: meta.opId.map(Self.token), deviceId: meta.deviceId.map(Self.token)))
+            Self.appendEntry(name: Self.token(name), seq: String(meta.seq).utf8, op: op, first: position == 0, into: &bytes)
         }
         bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// One field's compact entry, `"name":[seq]` or `"name":[seq,op]`, after a comma unless `first`.
+    private static func appendEntry(
+        name: some Sequence<UInt8>, seq: some Sequence<UInt8>, op: Int?, first: Bool, into bytes: inout [UInt8]
+    ) {
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(contentsOf: name)
+        bytes.append(contentsOf: ":[".utf8)
+        bytes.append(contentsOf: seq)
+        if let op { bytes.append(contentsOf: ",\(op)".utf8) }
+        bytes.append(UInt8(ascii: "]"))
     }
 
     private static func token(_ string: String) -> [UInt8] {
