@@ -31,8 +31,7 @@ public struct PostgresPullReader: PullReader {
 /// The reads of one pull on its transaction's snapshot.
 struct PostgresPullSnapshot: PullSnapshot {
     let connection: PostgresConnection
-    /// The horizon reached while waiting for the writers running when the pull arrived, before
-    /// the snapshot was taken.
+    /// The horizon reached while waiting for writers before the snapshot was taken.
     let awaitedHorizon: Int64
 
     func latestSequence() throws -> Int64 {
@@ -40,10 +39,9 @@ struct PostgresPullSnapshot: PullSnapshot {
     }
 
     func horizon() throws -> Int64 {
-        // Every transaction of this database below it had ended before the snapshot was taken
-        // (docs/decisions/0004), so the snapshot holds all of their changes. Writers that ended
-        // since the wait are served by the next pull.
-        awaitedHorizon
+        // Every transaction of this database below it has ended (docs/decisions/0004); the one
+        // reached while waiting holds as well, and this snapshot's own can come out lower.
+        max(try connection.query(ChangeHorizon.current)[0].decode(0, as: Int64.self), awaitedHorizon)
     }
 
     func records(

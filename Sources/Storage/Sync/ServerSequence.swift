@@ -18,6 +18,9 @@ package enum ServerSequence {
 /// The horizon below which every change has committed and none can be written any more
 /// (docs/decisions/0004; the SQL functions of migration 0011).
 package enum ChangeHorizon {
+    /// The horizon of the statement's snapshot (of the transaction's, in repeatable read).
+    static let current: PostgresQuery = "SELECT change_horizon()"
+
     /// Waits, up to 1 s, for the writers running now to end, and answers a horizon that a snapshot
     /// taken next may use in place of a lower one of its own; run it before taking a snapshot.
     /// Pushes end in milliseconds; the bound is for a longer writer (a worker pass, maintenance).
