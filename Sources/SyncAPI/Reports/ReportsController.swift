@@ -54,7 +54,8 @@ public struct ReportsController: Sendable {
         let principal = try device.principal()
         let results = try reports.sync(body, by: principal)
         // The contract's apps send their version in the body; the header, when present, wins.
-        try visits.record(SyncVisit(principal: principal, appVersion: device.appVersion ?? body.appVersion), kind: .push, announced: true, durable: false)
+        let visit = SyncVisit(principal: principal, appVersion: device.appVersion ?? body.appVersion)
+        try visits.record(visit, kind: .push, announced: true, durable: false)
         return respond([
             "results": .array(results.map(\.jsonValue)), "minSupportedAppVersion": .string(settings.minSupportedAppVersion),
             "serverSchemaVersion": .int(Int64(schemaVersion)),
@@ -66,7 +67,8 @@ public struct ReportsController: Sendable {
         let since = try Self.since(device.request.query["since"])
         let principal = try device.principal()
         let page = try assignments.assignments(for: principal, since: since, limit: settings.maxPullLimit)
-        try visits.record(SyncVisit(principal: principal, appVersion: device.appVersion), kind: .pull, announced: true, durable: false)
+        try visits.record(
+            SyncVisit(principal: principal, appVersion: device.appVersion), kind: .pull, announced: true, durable: false)
         let items: [JSONValue] = page.map {
             ["assignmentId": .string($0.assignmentId), "payload": .object($0.payload), "revision": .int($0.revision)]
         }
