@@ -62,6 +62,53 @@ extension PushOp {
     }
 }
 
+extension OpResult {
+    /// A result as the op log stores it (its ``jsonValue`` form): a replayed push reads back one
+    /// per op.
+    public init?(json: JSONValue) {
+        guard case .object(let members) = json, let opId = members["opId"]?.stringValue,
+            let status = members["status"]?.stringValue.flatMap(OpStatus.init(rawValue:)),
+            let code = optional(members["code"], { $0.stringValue.map(ErrorCode.init(rawValue:)) }),
+            let message = optional(members["message"], \.stringValue), let serverSeq = optional(members["serverSeq"], \.exactInt),
+            let recordId = optional(members["recordId"], \.stringValue), let replayed = optional(members["replayed"], \.boolValue),
+            let conflicts = optional(members["conflicts"], { array($0, FieldConflict.init(json:)) }),
+            let appliedFields = optional(members["appliedFields"], strings),
+            let conflictId = optional(members["conflictId"], \.stringValue), let missing = optional(members["missing"], Missing.init(json:)),
+            let tombstoneSeq = optional(members["tombstoneSeq"], \.exactInt),
+            let details = optional(members["details"], { if case .object(let details) = $0 { details } else { nil } })
+        else { return nil }
+        self.init(
+            opId: opId, status: status, code: code, message: message, serverSeq: serverSeq, recordId: recordId, replayed: replayed,
+            conflicts: conflicts, appliedFields: appliedFields, conflictId: conflictId, missing: missing, tombstoneSeq: tombstoneSeq,
+            details: details)
+    }
+}
+
+extension OpResult.Missing {
+    /// As its `Codable` conformance reads it: whole numbers when there are any, else strings.
+    init?(json: JSONValue) {
+        if let seqs = array(json, \.exactInt), !seqs.isEmpty {
+            self = .clientSeqs(seqs)
+        } else if let ids = strings(json) {
+            self = .attachments(ids)
+        } else {
+            return nil
+        }
+    }
+}
+
+extension FieldConflict {
+    init?(json: JSONValue) {
+        guard case .object(let members) = json, let field = members["field"]?.stringValue, let clientNew = members["clientNew"],
+            let serverSeq = members["serverSeq"]?.exactInt,
+            let winner = optional(members["winner"], { $0.stringValue.flatMap(ConflictWinner.init(rawValue:)) })
+        else { return nil }
+        self.init(
+            field: field, clientOld: members["clientOld"], clientNew: clientNew, serverCurrent: members["serverCurrent"],
+            serverSeq: serverSeq, winner: winner)
+    }
+}
+
 extension FieldMeta {
     /// The metadata of one field as stored in a record's `fieldMeta` object.
     public init?(json: JSONValue) {
@@ -87,13 +134,18 @@ private func optional<T>(_ value: JSONValue?, _ read: (JSONValue) -> T?) -> T?? 
     return read(value).map { .some($0) }
 }
 
-private func strings(_ json: JSONValue) -> [String]? {
+/// An array each of whose elements `read` accepts.
+private func array<T>(_ json: JSONValue, _ read: (JSONValue) -> T?) -> [T]? {
     guard case .array(let elements) = json else { return nil }
-    var strings: [String] = []
-    strings.reserveCapacity(elements.count)
+    var values: [T] = []
+    values.reserveCapacity(elements.count)
     for element in elements {
-        guard case .string(let string) = element else { return nil }
-        strings.append(string)
+        guard let value = read(element) else { return nil }
+        values.append(value)
     }
-    return strings
+    return values
+}
+
+private func strings(_ json: JSONValue) -> [String]? {
+    array(json, \.stringValue)
 }

@@ -100,6 +100,50 @@ struct JSONParsingTests {
         #expect(PushRequest(quickly: Data(#"{"deviceId":"d","schemaVersion":3,"ops":[]}"#.utf8)) != nil)
     }
 
+    @Test("a stored op result reads the same quickly as with JSONDecoder, every property included")
+    func opResultAgrees() throws {
+        let result = OpResult(
+            opId: "op-1", status: .conflict, code: .validationFailed, message: "m", serverSeq: 41, recordId: "job-1", replayed: true,
+            conflicts: [
+                FieldConflict(field: "status", clientOld: "a", clientNew: "b", serverCurrent: "c", serverSeq: 40, winner: .server),
+                FieldConflict(field: "notes", clientOld: nil, clientNew: .null, serverCurrent: nil, serverSeq: 39),
+            ],
+            appliedFields: ["title"], conflictId: "c-1", missing: .clientSeqs([3, 4]), tombstoneSeq: 12,
+            details: ["field": "status", "n": 2.5])
+        // A sample with every property set: a property added to OpResult but not to the quick reader shows here.
+        #expect(
+            Mirror(reflecting: result).children.allSatisfy { child in
+                guard let optional = child.value as? any OptionalProtocol else { return true }
+                return optional.isSome
+            })
+        let variants = [
+            result, OpResult(opId: "op-2", status: .deferred, missing: .attachments(["att-1"])),
+            OpResult(opId: "op-3", status: .deferred, missing: .attachments([])), OpResult(opId: "op-4", status: .applied, serverSeq: 9),
+        ]
+        for variant in variants {
+            let stored = try JSONEncoder().encode(variant)
+            let quick = try #require(JSONValue(parsing: stored).flatMap(OpResult.init(json:)), "declined \(variant)")
+            let decoded = try JSONDecoder().decode(OpResult.self, from: stored)
+            #expect(quick == variant && quick == decoded)
+            #expect(JSONValue(parsing: variant.jsonValue.canonicalData()).flatMap(OpResult.init(json:)) == variant)
+        }
+        let spelledOut = Data(#"{"opId":"o","status":"applied","code":null,"missing":[],"extra":1}"#.utf8)
+        let decoded = try JSONDecoder().decode(OpResult.self, from: spelledOut)
+        #expect(JSONValue(parsing: spelledOut).flatMap(OpResult.init(json:)) == decoded)
+    }
+
+    @Test("a stored op result that is not well formed is left to JSONDecoder")
+    func opResultDeclines() {
+        let texts = [
+            #"{"status":"applied"}"#, #"{"opId":"o","status":"lost"}"#, #"{"opId":"o","status":"applied","serverSeq":"1"}"#,
+            #"{"opId":"o","status":"deferred","missing":[1,"a"]}"#, #"{"opId":"o","status":"applied","replayed":1}"#,
+            #"{"opId":"o","status":"conflict","conflicts":[{"field":"f","serverSeq":1}]}"#, #"{"opId":"o","status":"applied","details":[]}"#,
+        ]
+        for text in texts {
+            #expect(JSONValue(parsing: text).flatMap(OpResult.init(json:)) == nil, "accepted \(text)")
+        }
+    }
+
     @Test("stored field metadata reads with optional device and op ids")
     func fieldMeta() {
         #expect(FieldMeta(json: ["seq": 4, "opId": "o", "deviceId": "d"]) == FieldMeta(seq: 4, opId: "o", deviceId: "d"))

@@ -33,6 +33,16 @@ struct VisitTests {
         #expect(h.state.visits.map(\.deviceId) == [People.ben.deviceId])
     }
 
+    @Test("a write set records the visit only when nothing else is in it, so a replayed push's commit need not wait for the flush")
+    func visitOnly() {
+        var writes = WriteSet()
+        #expect(!writes.recordsVisitOnly)
+        writes.visit = SyncVisit(principal: People.ana, appVersion: "2.3.0")
+        #expect(writes.recordsVisitOnly)
+        writes.deviceHighWater = DeviceHighWater(deviceId: People.ana.deviceId, highWater: 3)
+        #expect(!writes.recordsVisitOnly)
+    }
+
     @Test("in the one-op-at-a-time fallback the first op that commits records the visit, once")
     func fallbackRecordsOnce() throws {
         var h = try Harness()

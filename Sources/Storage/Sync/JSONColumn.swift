@@ -61,6 +61,11 @@ enum JSONColumn {
         return try decode([String: JSONValue].self, text)
     }
 
+    /// An op's stored result, read like ``decodePayload(_:)``: a replayed push reads one per op.
+    static func decodeResult(_ text: String) throws -> OpResult {
+        try JSONValue(parsing: text).flatMap(OpResult.init(json:)) ?? decode(OpResult.self, text)
+    }
+
     /// A record's field metadata, read like ``decodePayload(_:)``.
     static func decodeFieldMeta(_ text: String) throws -> [String: FieldMeta] {
         if case .object(let members)? = JSONValue(parsing: text) {

@@ -14,7 +14,7 @@ enum OpLogRow {
         return OpLogEntry(
             deviceId: try row.decode(0), opId: try row.decode(1), clientSeq: try row.decode(2), entityKey: try row.decode(3),
             collection: try row.decode(4), recordId: try row.decode(5), authorId: try row.decode(6), fingerprint: try row.decode(7),
-            result: try JSONColumn.decode(OpResult.self, row.decode(8, as: String.self)),
+            result: try JSONColumn.decodeResult(row.decode(8, as: String.self)),
             pending: try pending.map { try JSONColumn.decode(PendingOp.self, $0) }, op: nil)
     }
 

@@ -31,6 +31,13 @@ public struct WriteSet: Hashable, Sendable {
             && events.isEmpty && deviceHighWater == nil && visit == nil
     }
 
+    /// `true` when the visit is all there is to write: no op settled, nothing changed.
+    public var recordsVisitOnly: Bool {
+        var rest = self
+        rest.visit = nil
+        return visit != nil && rest.isEmpty
+    }
+
     /// The op ids this write set settles (used to pin an injected failure to an op in tests).
     public var opIds: [String] { opLog.map(\.opId) }
 }
