@@ -103,15 +103,12 @@ final class InMemoryTransaction: SyncTransaction, Sendable {
 
     func committed() -> InMemorySyncStore.State { state.withLock { $0 } }
 
-    func lockDevice(_ deviceId: String) throws -> DeviceState {
+    func lockDevice(_ deviceId: String, readingOps opIds: [String]) throws -> (device: DeviceState, stored: [OpLogEntry]) {
         state.withLock { state in
             let pending = (state.opLog[deviceId] ?? [:]).values.compactMap(\.pending).sorted { $0.op.clientSeq < $1.op.clientSeq }
-            return DeviceState(deviceId: deviceId, highWater: state.highWater[deviceId] ?? 0, pending: pending)
+            let device = DeviceState(deviceId: deviceId, highWater: state.highWater[deviceId] ?? 0, pending: pending)
+            return (device, opIds.compactMap { state.opLog[deviceId]?[$0] })
         }
-    }
-
-    func opLogEntries(deviceId: String, opIds: [String]) throws -> [OpLogEntry] {
-        state.withLock { state in opIds.compactMap { state.opLog[deviceId]?[$0] } }
     }
 
     func lockRecords(_ keys: [RecordKey]) throws -> [StoredRecord] {

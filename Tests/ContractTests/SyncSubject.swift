@@ -65,7 +65,7 @@ final class SyncSubject {
 
     /// The op log rows of `principal`'s device among `opIds`.
     func opLog(_ principal: Principal, _ opIds: [String]) throws -> [OpLogEntry] {
-        try store.transaction { try $0.opLogEntries(deviceId: principal.deviceId, opIds: opIds) }
+        try store.transaction { try $0.lockDevice(principal.deviceId, readingOps: opIds).stored }
     }
 
     /// Every page `principal` pulls from `cursor` until the server has no more.

@@ -18,28 +18,29 @@ final class PostgresSyncTransaction: SyncTransaction {
         self.attachments = attachments
     }
 
-    func lockDevice(_ deviceId: String) throws -> DeviceState {
+    func lockDevice(_ deviceId: String, readingOps opIds: [String]) throws -> (device: DeviceState, stored: [OpLogEntry]) {
         // The upsert takes the row lock that serializes this device's pushes until commit; the
-        // read after it, in the same round trip, starts once the lock is held.
-        let results = try connection.pipeline([
+        // reads after it, in the same round trip, start once the lock is held.
+        var statements: [PostgresQuery] = [
             """
             INSERT INTO devices (device_id) VALUES (\(deviceId))
             ON CONFLICT (device_id) DO UPDATE SET device_id = excluded.device_id
             RETURNING received_through
             """,
             "SELECT pending::text FROM op_log WHERE device_id = \(deviceId) AND status = 'deferred' ORDER BY client_seq",
-        ])
+        ]
+        if !opIds.isEmpty {
+            // Planned per run: a generic plan settled while op_log was nearly empty is a sequential
+            // scan, which costs more with every push until the table is next analyzed.
+            let stored: PostgresQuery = """
+                SELECT \(unescaped: OpLogRow.columns) FROM op_log WHERE device_id = \(deviceId) AND op_id = ANY(\(opIds)::text[])
+                """
+            statements.append(stored.plannedPerRun())
+        }
+        let results = try connection.pipeline(statements)
         let pending = try results[1].map { try JSONColumn.decode(PendingOp.self, $0.decode(0, as: String.self)) }
-        return DeviceState(deviceId: deviceId, highWater: try results[0][0].decode(0, as: Int64.self), pending: pending)
-    }
-
-    func opLogEntries(deviceId: String, opIds: [String]) throws -> [OpLogEntry] {
-        // Planned per run: a generic plan settled while op_log was nearly empty is a sequential
-        // scan, which costs more with every push until the table is next analyzed.
-        let query: PostgresQuery = """
-            SELECT \(unescaped: OpLogRow.columns) FROM op_log WHERE device_id = \(deviceId) AND op_id = ANY(\(opIds)::text[])
-            """
-        return try connection.query(query.plannedPerRun()).map(OpLogRow.decode)
+        let device = DeviceState(deviceId: deviceId, highWater: try results[0][0].decode(0, as: Int64.self), pending: pending)
+        return (device, try results.count > 2 ? results[2].map(OpLogRow.decode) : [])
     }
 
     func lockRecords(_ keys: [RecordKey]) throws -> [StoredRecord] {

@@ -78,8 +78,7 @@ public struct PushProcessor: Sendable {
     private func run(
         deviceId: String, incoming: [PendingOp], blocked: [String: String], visit: SyncVisit?, now: Date, in tx: any SyncTransaction
     ) throws -> PushOutcome {
-        let device = try tx.lockDevice(deviceId)
-        let stored = incoming.isEmpty ? [] : try tx.opLogEntries(deviceId: deviceId, opIds: incoming.map(\.op.opId))
+        let (device, stored) = try tx.lockDevice(deviceId, readingOps: incoming.map(\.op.opId))
         try Self.checkWindow(incoming, highWater: device.highWater, stored: stored, window: configuration.clientSeqWindow)
         let intake = Intake(incoming: incoming, device: device, stored: stored, maxMissing: configuration.maxMissingListed)
         var run = try loadRun(for: intake.attempts, blocked: blocked, now: now, in: tx)

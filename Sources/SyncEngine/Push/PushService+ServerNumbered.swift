@@ -23,8 +23,8 @@ extension PushService {
         opId: String, key: RecordKey, schemaVersion: Int, by principal: Principal, in tx: any SyncTransaction,
         make: (StoredRecord?, Int64) throws -> PushOp
     ) throws -> OpResult {
-        let device = try tx.lockDevice(principal.deviceId)
-        if let stored = try tx.opLogEntries(deviceId: principal.deviceId, opIds: [opId]).first { return stored.result }
+        let (device, stored) = try tx.lockDevice(principal.deviceId, readingOps: [opId])
+        if let stored = stored.first { return stored.result }
         let current = try tx.lockRecords([key]).first
         guard device.highWater < SyncConfiguration.maxClientSeq else {
             throw SyncError.validation("deviceId", "this device has used every clientSeq; it cannot send more ops")

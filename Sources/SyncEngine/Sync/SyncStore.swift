@@ -19,8 +19,7 @@ public protocol SyncStore: Sendable {
 
 /// The operations the engine needs inside ONE database transaction, in the order it calls them.
 ///
-/// A push makes at most seven calls: ``lockDevice(_:)``, ``opLogEntries(deviceId:opIds:)``,
-/// ``conflicts(ids:)`` (only when an op carries `resolves`), ``lockRecords(_:)``,
+/// A push makes at most six calls: ``lockDevice(_:readingOps:)``, ``conflicts(ids:)`` (only when an op carries `resolves`), ``lockRecords(_:)``,
 /// ``finalizedAttachments(among:)``, ``reserveSequence(count:)`` (only when something changed) or
 /// ``latestSequence()`` (a visit with no change), and ``write(_:)``. Locks are always taken in
 /// the order device row -> conflict entries -> records (sorted), so pushes, server changes and
@@ -29,13 +28,11 @@ public protocol SyncStore: Sendable {
 public protocol SyncTransaction {
     /// Locks the device's row (`SELECT … FOR UPDATE`, inserting it with high-water 0 when absent)
     /// and returns its high-water mark and every op log row of the device whose status is
-    /// `deferred`, decoded from their `pending` bodies.
+    /// `deferred`, decoded from their `pending` bodies; then, read once the lock is held, the op
+    /// log rows of the device among `opIds` (`WHERE device_id = $1 AND op_id = ANY($2)`).
     ///
     /// The lock serializes pushes (and deferred-op releases) of one device.
-    func lockDevice(_ deviceId: String) throws -> DeviceState
-
-    /// The op log rows of `deviceId` among `opIds` (one `WHERE device_id = $1 AND op_id = ANY($2)`).
-    func opLogEntries(deviceId: String, opIds: [String]) throws -> [OpLogEntry]
+    func lockDevice(_ deviceId: String, readingOps opIds: [String]) throws -> (device: DeviceState, stored: [OpLogEntry])
 
     /// Locks and returns the records that exist (tombstones included) among `keys`, which arrive
     /// sorted: `SELECT … WHERE (collection, record_id) IN (…) ORDER BY collection, record_id FOR UPDATE`.
