@@ -54,7 +54,7 @@ struct FleetRun: Sendable {
 
         if day.collisions > 0 {
             log("dispatcher edits \(day.collisions) jobs of every device")
-            try await dispatch()
+            try await dispatch(editing: Set(outcome.withLock { $0.deviceIds.keys }))
         }
 
         log("field work offline: \(day.ops - day.jobs) edits and \(day.photos) photos per device")
@@ -95,19 +95,33 @@ struct FleetRun: Sendable {
         }
     }
 
-    /// The dispatcher pulls everything and changes the notes of each device's first jobs.
-    private func dispatch() async throws {
+    /// The dispatcher pulls everything and changes the notes of the first jobs of each device
+    /// named in `synced` (those whose morning sync finished).
+    private func dispatch(editing synced: Set<String>) async throws {
         let client = try dispatcher.open(network, serverURL: serverURL)
         defer { try? client.close() }
         if try await client.user() == nil { try await client.signIn(username: dispatcher.username, password: dispatcher.password) }
         _ = try await FleetSync.settle(client)
-        for device in devices {
-            for k in 1...day.collisions where try await client.record("jobs", id: device.jobId(k)) != nil {
+        for device in devices where synced.contains(device.name) {
+            for k in 1...day.collisions {
+                try await pullUntilPresent(device.jobId(k), client)
                 try await client.update("jobs", id: device.jobId(k), ["notes": .string(FleetDevice.dispatcherNotes)])
             }
         }
         let status = try await FleetSync.settle(client)
         guard status.pending == 0, status.issueCount == 0 else { throw FleetError("the dispatcher's edits did not all apply: \(status)") }
+    }
+
+    /// Syncs the dispatcher again until `jobId` is in its store. A pull serves the changes below
+    /// its horizon (docs/decisions/0004): one that committed while an older writer was still
+    /// running comes with a later pull. A job still absent after that is a miss, and fails the run.
+    private func pullUntilPresent(_ jobId: String, _ client: SyncClient) async throws {
+        for attempt in 1...20 {
+            if try await client.record("jobs", id: jobId) != nil { return }
+            try await Task.sleep(for: .milliseconds(100 * attempt))
+            _ = try await FleetSync.settle(client)
+        }
+        throw FleetError("the dispatcher never received \(jobId), which its device had synced")
     }
 
     /// Runs `body` for every device, at most `concurrency` at once.
