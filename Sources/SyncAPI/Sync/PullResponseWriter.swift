@@ -33,8 +33,11 @@ struct PullResponseWriter {
         for (index, change) in page.changes.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             if let fieldMeta = change.fieldMeta {
-                // The object without its closing brace, then its `fieldMeta` member.
-                bytes.append(contentsOf: change.json.utf8.dropLast())
+                // The object without its closing brace, then its `fieldMeta` member. The whole
+                // text is appended and the brace taken off: a string's UTF-8 is copied as a block,
+                // a slice of it (`dropLast()`) byte by byte.
+                bytes.append(contentsOf: change.json.utf8)
+                bytes.removeLast()
                 bytes.append(contentsOf: #","fieldMeta":"#.utf8)
                 switch form {
                 case .full: bytes.append(contentsOf: fieldMeta.utf8)
