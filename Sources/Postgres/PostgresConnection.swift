@@ -149,9 +149,16 @@ public final class PostgresConnection {
 
     /// libpq takes NUL-terminated strings, so a NUL inside a value would silently cut it short.
     static func checkBinds(_ query: PostgresQuery) throws {
-        if query.binds.contains(where: { $0?.utf8.contains(0) == true }) {
+        if query.binds.contains(where: { $0.map(containsNUL) == true }) {
             throw PostgresError(code: .encoding, message: "a bind value contains a NUL character", sql: query.sql)
         }
+    }
+
+    /// Scanned as one buffer: a push's bind values run to hundreds of kilobytes, and through
+    /// `String.UTF8View` each byte costs a call.
+    private static func containsNUL(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { $0.contains(0) }
     }
 
     private func prepare(_ sql: String, on connection: OpaquePointer) throws -> String {

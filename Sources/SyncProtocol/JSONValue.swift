@@ -231,10 +231,17 @@ extension JSONValue {
 
     private static func writeString(_ value: String, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        if !value.utf8.contains(where: needsEscape) {
-            bytes.append(contentsOf: value.utf8)
+        // Scanned as one buffer: through `String.UTF8View` each byte costs a call.
+        var value = value
+        value.withUTF8 { utf8 in writeEscaped(utf8, into: &bytes) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>, into bytes: inout [UInt8]) {
+        if !utf8.contains(where: needsEscape) {
+            bytes.append(contentsOf: utf8)
         } else {
-            for byte in value.utf8 {
+            for byte in utf8 {
                 if !needsEscape(byte) {
                     bytes.append(byte)
                 } else if byte < 0x20 {
@@ -245,7 +252,6 @@ extension JSONValue {
                 }
             }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     private static func needsEscape(_ byte: UInt8) -> Bool {

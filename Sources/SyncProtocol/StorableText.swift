@@ -3,7 +3,11 @@
 /// request (400 `VALIDATION_FAILED` naming where), and devices should never send it.
 public enum StorableText {
     /// Whether `text` is free of U+0000.
-    public static func isStorable(_ text: String) -> Bool { !text.utf8.contains(0) }
+    public static func isStorable(_ text: String) -> Bool {
+        // Scanned as one buffer: through `String.UTF8View` each byte costs a call.
+        var text = text
+        return text.withUTF8 { !$0.contains(0) }
+    }
 
     /// Whether every string and object key inside `value` is storable.
     public static func isStorable(_ value: JSONValue) -> Bool {
