@@ -199,6 +199,6 @@ extension PostgresAttachmentTransaction {
 
     /// Queued, so the setting travels with the next statement rather than in a round trip of its own.
     func commitWithoutFlush() throws {
-        try connection.enqueue(["SET LOCAL synchronous_commit TO off"])
+        try connection.enqueue([CommitFlush.skipped])
     }
 }

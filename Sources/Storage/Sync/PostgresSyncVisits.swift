@@ -19,7 +19,7 @@ public struct PostgresSyncVisits: SyncVisitRecorder {
             // commit need not wait for the WAL flush. A durable one makes every transaction id
             // below its own durable too, so none of them is issued again after a crash
             // (docs/decisions/0004, "Crashes"); the stamp always gives it an id.
-            let statements = ["SET LOCAL synchronous_commit TO \(unescaped: durable ? "on" : "off")", Self.stamp(visit), ServerSequence.latest]
+            let statements = [durable ? CommitFlush.awaited : CommitFlush.skipped, Self.stamp(visit), ServerSequence.latest]
             let event = announced ? EventOutbox.inserts(inserting: [visit.syncedEvent(kind)]) + [EventOutbox.notify] : []
             let results = try connection.pipeline(statements + event)
             return try results[statements.count - 1][0].decode(0, as: Int64.self)

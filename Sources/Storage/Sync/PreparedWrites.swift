@@ -43,7 +43,7 @@ struct PreparedWrites {
         if writes.recordsVisitOnly {
             // A push whose every op was answered from the op log: nothing it acknowledges is new,
             // so like any visit's bookkeeping its commit need not wait for the WAL flush.
-            statements.insert("SET LOCAL synchronous_commit TO off", at: 0)
+            statements.insert(CommitFlush.skipped, at: 0)
         }
         return (statements, !data.isEmpty)
     }
