@@ -86,7 +86,7 @@ let package = Package(
         tests("TemplatingTests", ["Templating"], resources: [.copy("Fixtures")]),
         tests("SyncEngineTests", ["SyncEngine", "SyncEngineTesting", "SyncProtocol", "Support", "Cryptography"]),
         tests("ContractTests", ["SyncEngine", "SyncEngineTesting", "Storage", "Postgres", "PostgresTesting", "SyncProtocol", "Support"]),
-        tests("SyncAPITests", ["SyncAPI", "HTTP", "SyncEngine", "SyncProtocol"]),
+        tests("SyncAPITests", ["SyncAPI", "HTTP", "SyncEngine", "SyncProtocol", "Support"]),
         tests("StorageTests", ["Storage", "Postgres", "PostgresTesting", "Cryptography", "Support", "SyncProtocol", "SyncEngine"]),
         tests("SQLiteTests", ["SQLite"]),
         tests(

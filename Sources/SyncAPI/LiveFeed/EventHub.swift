@@ -12,7 +12,9 @@ import Synchronization
 /// them to the connected subscribers, each filtered for its viewer. Reads and fan-out run on
 /// one serial queue, so each subscriber receives events in id order; a notification that
 /// arrives while a read runs schedules exactly one more. A poll every `pollInterval` covers
-/// notifications lost while the listener reconnects.
+/// notifications lost while the listener reconnects. With no subscriber the hub reads nothing
+/// and forgets its head: under a stream of pushes each read waits for the writers in flight,
+/// which would cost the database for no one. The next subscriber starts from a fresh head.
 ///
 /// ```swift
 /// let hub = EventHub(feed: PostgresOutboxReader(database: database, logger: logger), options: .init(), logger: logger)
@@ -133,7 +135,7 @@ public final class EventHub: Service {
     /// - Throws: `LiveFeedFull` when the user or the server holds the most streams allowed,
     ///   or a database error (the caller answers 500; nothing stays registered).
     public func subscribe(_ viewer: EventViewer, resume: EventResume) throws -> EventSubscription {
-        _ = try head()
+        let latest = try head()
         let plan = try plan(for: resume)
         let after = if case .replay(let id) = plan { id } else { Int64(0) }
         let subscription = EventSubscription(viewer: viewer, after: after, limit: options.queueLimit) { [weak self] in
@@ -142,8 +144,14 @@ public final class EventHub: Service {
         let head = try state.withLock { state in
             try admit(viewer, into: state)
             state.subscribers[ObjectIdentifier(subscription)] = subscription
-            return state.head ?? 0
+            // An idle read may have dropped the head since: rows above `latest` were then
+            // handed to no one, so the next read starts there.
+            if state.head == nil { state.head = latest }
+            return state.head ?? latest
         }
+        // Rows committed while the hub was idle went unread: read them now, not at the next
+        // notification or poll.
+        scheduleRead()
         do {
             subscription.start(with: [ServerSentEvent.retry(milliseconds: 1000)] + (try backlog(plan, through: head, for: viewer)))
         } catch {
@@ -227,7 +235,12 @@ public final class EventHub: Service {
     }
 
     private func readNewEvents() {
-        state.withLock { $0.readScheduled = false }
+        let idle = state.withLock { state in
+            state.readScheduled = false
+            if state.subscribers.isEmpty { state.head = nil }
+            return state.subscribers.isEmpty
+        }
+        guard !idle else { return }
         do {
             var head = try head()
             while true {
