@@ -51,19 +51,19 @@ struct BenchSyncCommand: Command {
         let bench = try BenchServer.start(environment: environment)
         defer { bench.stop() }
         try bench.updateSettings()
-        let client = BenchClient(base: "http://127.0.0.1:\(bench.application.port)")
+        let port = bench.application.port
         print("FieldSync sync benchmark (durable commits, loopback HTTP)")
         if !arguments.has("pull-only") {
             let pushers = try (0..<devices).map { _ in
                 let credentials = try bench.token(role: .field)
-                return PushingDevice(token: credentials.token, deviceId: credentials.deviceId, client: client)
+                return try PushingDevice(token: credentials.token, deviceId: credentials.deviceId, port: port)
             }
             try benchmarkPush(pushers, batches: batches, cpu: bench.databaseDirectory)
             try benchmarkReplay(pushers[0], batches: min(batches, 100))
             for count in curve {
                 let devices = try (0..<count).map { _ in
                     let credentials = try bench.token(role: .field)
-                    return PushingDevice(token: credentials.token, deviceId: credentials.deviceId, client: client)
+                    return try PushingDevice(token: credentials.token, deviceId: credentials.deviceId, port: port)
                 }
                 try benchmarkPush(devices, batches: max(2, curveBatches / count), label: "push curve")
             }
@@ -139,17 +139,28 @@ struct BenchSyncCommand: Command {
     }
 }
 
-/// One simulated device pushing batches of 50 ops.
+/// One simulated device pushing batches of 50 ops over a keep-alive connection of its own,
+/// from one thread at a time.
 private final class PushingDevice: Sendable {
     let token: String
     let deviceId: String
-    let client: BenchClient
+    private let connection: LoopbackConnection
     private let sentBatches = Mutex<[Data]>([])
 
-    init(token: String, deviceId: String, client: BenchClient) {
+    init(token: String, deviceId: String, port: Int) throws {
         self.token = token
         self.deviceId = deviceId
-        self.client = client
+        connection = try LoopbackConnection(port: port)
+    }
+
+    /// Posts a push body and waits for the answer: its status and body.
+    private func send(_ body: Data) throws -> (status: Int, body: Data) {
+        let head = """
+            POST /v1/sync/push HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nX-App-Version: 9.9.9\r\n\
+            Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n
+            """
+        let answer = try connection.exchange(Data(head.utf8) + body)
+        return (answer.status, answer.body)
     }
 
     func push(batches: Int) throws -> Latencies {
@@ -186,7 +197,7 @@ private final class PushingDevice: Sendable {
             }
             let body = try JSONEncoder().encode(PushRequest(deviceId: deviceId, schemaVersion: 3, ops: ops))
             var answer: (status: Int, body: Data) = (0, Data())
-            latencies.add(try measureMilliseconds { answer = try client.send("POST", "/v1/sync/push", token: token, body: body) })
+            latencies.add(try measureMilliseconds { answer = try send(body) })
             guard answer.status == 200 else { throw CommandError("push answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))") }
             let results = try JSONDecoder().decode(PushResponse.self, from: answer.body).results
             guard results.allSatisfy({ $0.status == .applied }) else {
@@ -202,7 +213,7 @@ private final class PushingDevice: Sendable {
         var latencies = Latencies()
         for body in sentBatches.withLock({ $0.prefix(batches) }) {
             var answer: (status: Int, body: Data) = (0, Data())
-            latencies.add(try measureMilliseconds { answer = try client.send("POST", "/v1/sync/push", token: token, body: body) })
+            latencies.add(try measureMilliseconds { answer = try send(body) })
             guard answer.status == 200 else { throw CommandError("replay answered \(answer.status)") }
         }
         return latencies
