@@ -21,6 +21,9 @@ public struct AppConfiguration: Sendable {
     /// An external PostgreSQL server given directly (embedding and tests); takes precedence
     /// over `databaseURL`. Never read from the environment.
     public var database: PostgresConfiguration?
+    /// Server settings (`name=value`) the embedded cluster starts with, beyond its own; for
+    /// benchmarks that profile it. Never read from the environment.
+    public var embeddedClusterSettings: [String] = []
     /// Connections in the pool (`FIELDSYNC_DB_POOL_SIZE`).
     public var databasePoolSize = 16
     /// Limits on every pooled database session, in milliseconds, 0 for none:

@@ -29,7 +29,7 @@ public final class DatabaseHost: Sendable {
             return DatabaseHost(configuration: try PostgresConfiguration(url: url), cluster: nil)
         }
         try FileManager.default.createDirectory(at: app.dataDirectory, withIntermediateDirectories: true)
-        let cluster = LocalCluster(directory: app.dataDirectory, logger: logger)
+        let cluster = LocalCluster(directory: app.dataDirectory, logger: logger, settings: app.embeddedClusterSettings)
         let configuration = try cluster.start(adoptingRunningServer: onClusterLost != nil)
         let supervisor = onClusterLost.map { ClusterSupervisor(cluster: cluster, port: configuration.port, logger: logger, onFailure: $0) }
         supervisor?.start()

@@ -57,15 +57,16 @@ extension LocalCluster {
     }
 
     private func pgCtlStartArguments(port: Int) -> [String] {
-        var settings = [
+        var words = [
             "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=\(socketDirectory ?? "")",
             "-c", "max_connections=\(maxConnections)",
         ]
+        words += settings.flatMap { ["-c", $0] }
         if !durable {
-            settings += ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
+            words += ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
         }
         // pg_ctl hands -o to /bin/sh, so every word is single-quoted.
-        let options = settings.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let options = words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         return ["start", "-D", dataDirectory.path, "-l", serverLog.path, "-w", "-t", "60", "-s", "-o", options]
     }
 

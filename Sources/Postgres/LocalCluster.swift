@@ -28,6 +28,8 @@ public final class LocalCluster: Sendable {
     let durable: Bool
     /// PostgreSQL's `max_connections`.
     let maxConnections: Int
+    /// Further server settings (`name=value`) each start passes.
+    let settings: [String]
     let logger: Logger
     /// How long a start waits for what a killed server left to clear (see `launch`).
     let launchPatience: Duration
@@ -41,12 +43,16 @@ public final class LocalCluster: Sendable {
     ///     with many servers at once, needs more.
     ///   - launchPatience: how long `start()` keeps trying while the backends of a killed server
     ///     still hold its shared memory or its port.
+    ///   - settings: further server settings (`name=value`), such as a library to preload; they
+    ///     apply to a server this instance starts, not to one found running.
     public init(
-        directory: URL, logger: Logger, durable: Bool = true, maxConnections: Int = 300, launchPatience: Duration = .seconds(60)
+        directory: URL, logger: Logger, durable: Bool = true, maxConnections: Int = 300, launchPatience: Duration = .seconds(60),
+        settings: [String] = []
     ) {
         self.directory = directory
         self.durable = durable
         self.maxConnections = maxConnections
+        self.settings = settings
         self.logger = logger
         self.launchPatience = launchPatience
     }

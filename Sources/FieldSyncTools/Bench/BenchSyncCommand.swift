@@ -11,10 +11,10 @@ struct BenchSyncCommand: Command {
     let path = ["bench", "sync"]
     let summary = "measure push ops/s, pull pages and replays over loopback"
     let valueOptions: Set<String> = ["devices", "batches", "records", "users", "pulls", "pullers", "curve", "curve-batches"]
-    let flagOptions: Set<String> = ["help", "pull-only"]
+    let flagOptions: Set<String> = ["help", "pull-only", "statements"]
     let usage = """
         Usage: fieldsync bench sync [--devices 8] [--batches 200] [--records 1000000] [--users 1000] [--pulls 200] [--pullers 1]
-                                    [--curve 1,8,32,128] [--curve-batches 320] [--pull-only]
+                                    [--curve 1,8,32,128] [--curve-batches 320] [--pull-only] [--statements]
 
         Starts FieldSync on a throwaway embedded PostgreSQL (durable commits) and measures:
           1. push: --devices concurrent devices each push --batches batches of 50 ops
@@ -32,6 +32,8 @@ struct BenchSyncCommand: Command {
              times, the server's time alone; several: over the wall clock), page time (first
              pages apart), and bytes per record on the wire against the payload JSON's own bytes.
         --pull-only skips 1 to 3.
+        --statements also prints PostgreSQL's costliest statements (pg_stat_statements) of
+        the push (1), the replays (2) and the pulls (4).
         Times are measured at the client over loopback, so they include HTTP.
         """
 
@@ -48,9 +50,13 @@ struct BenchSyncCommand: Command {
             guard let count = Int(text), (1...1_000).contains(count) else { throw CommandError("--curve takes device counts from 1 to 1000") }
             return count
         }
-        let bench = try BenchServer.start(environment: environment)
+        let profiled = arguments.has("statements")
+        let bench = try BenchServer.start(environment: environment) { configuration in
+            if profiled { configuration.embeddedClusterSettings = StatementProfile.clusterSettings }
+        }
         defer { bench.stop() }
         try bench.updateSettings()
+        let profile = profiled ? StatementProfile(database: bench.application.core.database) : nil
         let port = bench.application.port
         print("FieldSync sync benchmark (durable commits, loopback HTTP)")
         if !arguments.has("pull-only") {
@@ -58,8 +64,12 @@ struct BenchSyncCommand: Command {
                 let credentials = try bench.token(role: .field)
                 return try PushingDevice(token: credentials.token, deviceId: credentials.deviceId, port: port)
             }
+            try profile?.reset()
             try benchmarkPush(pushers, batches: batches, cpu: bench.databaseDirectory)
+            if let profile { print(try profile.report("push")) }
+            try profile?.reset()
             try benchmarkReplay(pushers[0], batches: min(batches, 100))
+            if let profile { print(try profile.report("replay")) }
             for count in curve {
                 let devices = try (0..<count).map { _ in
                     let credentials = try bench.token(role: .field)
@@ -68,7 +78,7 @@ struct BenchSyncCommand: Command {
                 try benchmarkPush(devices, batches: max(2, curveBatches / count), label: "push curve")
             }
         }
-        try benchmarkPull(bench, records: records, users: users, pulls: pulls, pullers: pullers)
+        try benchmarkPull(bench, records: records, users: users, pulls: pulls, pullers: pullers, profile: profile)
         return 0
     }
 
@@ -120,7 +130,7 @@ struct BenchSyncCommand: Command {
         print("replay of applied batches: \(try device.replay(batches: batches).summary)")
     }
 
-    private func benchmarkPull(_ bench: BenchServer, records: Int, users: Int, pulls: Int, pullers: Int) throws {
+    private func benchmarkPull(_ bench: BenchServer, records: Int, users: Int, pulls: Int, pullers: Int, profile: StatementProfile?) throws {
         let core = bench.application.core
         let seeder = BenchmarkSeeder(database: core.database)
         let loadTime = try measureMilliseconds {
@@ -128,6 +138,7 @@ struct BenchSyncCommand: Command {
             try seeder.analyze()
         }
         print(String(format: "pull: loaded %d records over %d users in %.1f s", records, users, loadTime / 1000))
+        try profile?.reset()
         for mode in PullMode.allCases {
             let puller = PullBench(port: bench.application.port, mode: mode, users: users) { user in
                 try core.accounts.issueToken(
@@ -136,6 +147,7 @@ struct BenchSyncCommand: Command {
             }
             print(try puller.run(pages: pulls, pullers: pullers, databaseDirectory: bench.databaseDirectory).summary)
         }
+        if let profile { print(try profile.report("pull (all encodings)")) }
     }
 }
 
