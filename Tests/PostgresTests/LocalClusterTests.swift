@@ -11,12 +11,14 @@ struct LocalClusterTests {
     func lifecycle() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cluster-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let owner = LocalCluster(directory: directory, logger: testLogger, durable: false)
+        let owner = LocalCluster(directory: directory, logger: testLogger, durable: false, settings: ["cluster_name=field's test"])
         let configuration = try owner.start()
         defer { try? owner.stop() }
         #expect(configuration.database == "fieldsync")
         #expect(configuration.host == "127.0.0.1")
-        try PostgresConnection(configuration: configuration, logger: testLogger).close()
+        let connection = try PostgresConnection(configuration: configuration, logger: testLogger)
+        #expect(try connection.query("SHOW cluster_name")[0].decode(0, as: String.self) == "field's test", "extra settings reach the server")
+        connection.close()
         var overTCP = configuration
         overTCP.unixSocketDirectory = nil
         try PostgresConnection(configuration: overTCP, logger: testLogger).close()
