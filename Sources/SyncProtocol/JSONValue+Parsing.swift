@@ -145,13 +145,18 @@ extension JSONParser {
     fileprivate mutating func string() -> String? {
         index += 1
         let start = index
+        var ascii = true
         while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
             guard byte >= 0x20 else { return nil }
+            ascii = ascii && byte < 0x80
             index += 1
         }
         guard current == UInt8(ascii: "\"") else { return escapedString(from: start) }
         index += 1
-        return String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index - 1]), as: UTF8.self)
+        let text = UnsafeBufferPointer(rebasing: bytes[start..<index - 1])
+        // ASCII is valid UTF-8 as it stands: the non-generic decoding initializer is far cheaper
+        // than the validating one, which looks up generic metadata on every call.
+        return ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
     }
 
     private mutating func escapedString(from start: Int) -> String? {
