@@ -212,11 +212,12 @@ extension JSONValue {
             bytes.append(UInt8(ascii: "]"))
         case .object(let members):
             bytes.append(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted().enumerated() {
+            // Sorting the members, not the keys: no second hash lookup of each key.
+            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                Self.writeString(key, into: &bytes)
+                Self.writeString(member.key, into: &bytes)
                 bytes.append(UInt8(ascii: ":"))
-                members[key]!.writeCanonical(into: &bytes)
+                member.value.writeCanonical(into: &bytes)
             }
             bytes.append(UInt8(ascii: "}"))
         }
