@@ -13,12 +13,7 @@ extension OpResult {
         members["conflicts"] = conflicts.map { .array($0.map(\.jsonValue)) }
         members["appliedFields"] = appliedFields.map { .array($0.map(JSONValue.string)) }
         members["conflictId"] = conflictId.map(JSONValue.string)
-        members["missing"] = missing.map { missing -> JSONValue in
-            switch missing {
-            case .attachments(let ids): .array(ids.map(JSONValue.string))
-            case .clientSeqs(let seqs): .array(seqs.map(JSONValue.int))
-            }
-        }
+        members["missing"] = missing.map(\.jsonValue)
         members["tombstoneSeq"] = tombstoneSeq.map(JSONValue.int)
         members["details"] = details.map(JSONValue.object)
         return .object(members)
@@ -50,5 +45,68 @@ extension PushOp {
         members["dependsOn"] = dependsOn.map { .array($0.map(JSONValue.string)) }
         members["resolves"] = resolves.map(JSONValue.string)
         return .object(members)
+    }
+}
+
+extension OpResult {
+    /// ``jsonValue``'s canonical bytes (``JSONValue/canonicalData()``), written member by member
+    /// without building the tree: every pushed op's result is written twice, to the op log and
+    /// to the answer.
+    public func writeCanonical(into bytes: inout [UInt8]) {
+        var object = CanonicalObject(into: &bytes)
+        object.member("appliedFields", appliedFields.map { .array($0.map(JSONValue.string)) }, into: &bytes)
+        object.member("code", code.map { .string($0.rawValue) }, into: &bytes)
+        object.member("conflictId", conflictId.map(JSONValue.string), into: &bytes)
+        object.member("conflicts", conflicts.map { .array($0.map(\.jsonValue)) }, into: &bytes)
+        object.member("details", details.map(JSONValue.object), into: &bytes)
+        object.member("message", message.map(JSONValue.string), into: &bytes)
+        object.member("missing", missing.map(\.jsonValue), into: &bytes)
+        object.member("opId", .string(opId), into: &bytes)
+        object.member("recordId", recordId.map(JSONValue.string), into: &bytes)
+        object.member("replayed", replayed.map(JSONValue.bool), into: &bytes)
+        object.member("serverSeq", serverSeq.map(JSONValue.int), into: &bytes)
+        object.member("status", .string(status.rawValue), into: &bytes)
+        object.member("tombstoneSeq", tombstoneSeq.map(JSONValue.int), into: &bytes)
+        object.close(into: &bytes)
+    }
+}
+
+extension PushOp {
+    /// ``jsonValue``'s canonical bytes, written member by member like
+    /// ``OpResult/writeCanonical(into:)``: every pushed op's body goes to the op log.
+    public func writeCanonical(into bytes: inout [UInt8]) {
+        var object = CanonicalObject(into: &bytes)
+        object.member("baseServerSeq", baseServerSeq.map(JSONValue.int), into: &bytes)
+        object.member("clientSeq", .int(clientSeq), into: &bytes)
+        object.member("collection", .string(collection), into: &bytes)
+        object.member("dependsOn", dependsOn.map { .array($0.map(JSONValue.string)) }, into: &bytes)
+        object.member("entityKey", entityKey.map(JSONValue.string), into: &bytes)
+        if let fields {
+            object.open("fields", into: &bytes)
+            var changes = CanonicalObject(into: &bytes)
+            for (name, change) in fields.sorted(by: { $0.key < $1.key }) {
+                changes.open(name, into: &bytes)
+                var members = CanonicalObject(into: &bytes)
+                members.member("new", change.new, into: &bytes)
+                members.member("old", change.old ?? .null, into: &bytes)
+                members.close(into: &bytes)
+            }
+            changes.close(into: &bytes)
+        }
+        object.member("occurredAt", .string(occurredAt), into: &bytes)
+        object.member("opId", .string(opId), into: &bytes)
+        object.member("recordId", .string(recordId), into: &bytes)
+        object.member("resolves", resolves.map(JSONValue.string), into: &bytes)
+        object.member("type", .string(type.rawValue), into: &bytes)
+        object.close(into: &bytes)
+    }
+}
+
+extension OpResult.Missing {
+    var jsonValue: JSONValue {
+        switch self {
+        case .attachments(let ids): .array(ids.map(JSONValue.string))
+        case .clientSeqs(let seqs): .array(seqs.map(JSONValue.int))
+        }
     }
 }

@@ -230,7 +230,7 @@ extension JSONValue {
         return "\(value)"
     }
 
-    private static func writeString(_ value: String, into bytes: inout [UInt8]) {
+    fileprivate static func writeString(_ value: String, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         // Scanned as one buffer: through `String.UTF8View` each byte costs a call.
         var value = value
@@ -261,5 +261,51 @@ extension JSONValue {
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+    }
+}
+
+/// A JSON object written in canonical form (``JSONValue/canonicalData()``) by a type that names
+/// its members itself, in ascending order, instead of building a `JSONValue` tree to be sorted:
+/// the same bytes without the dictionary. A nil value leaves its member out, as a tree would.
+///
+/// ```swift
+/// var object = CanonicalObject(into: &bytes)
+/// object.member("opId", .string(opId), into: &bytes)
+/// object.member("status", .string(status), into: &bytes)
+/// object.close(into: &bytes)
+/// ```
+public struct CanonicalObject {
+    private var count = 0
+    #if DEBUG
+        private var lastName: String?
+    #endif
+
+    /// Opens the object: appends its `{`.
+    public init(into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "{"))
+    }
+
+    /// Appends `"name":value` unless `value` is nil.
+    public mutating func member(_ name: String, _ value: JSONValue?, into bytes: inout [UInt8]) {
+        guard let value else { return }
+        open(name, into: &bytes)
+        value.writeCanonical(into: &bytes)
+    }
+
+    /// Appends `"name":`; the caller writes the value next.
+    public mutating func open(_ name: String, into bytes: inout [UInt8]) {
+        #if DEBUG
+            assert(lastName.map { $0 < name } ?? true, "member \(name) is out of canonical order")
+            lastName = name
+        #endif
+        if count > 0 { bytes.append(UInt8(ascii: ",")) }
+        count += 1
+        JSONValue.writeString(name, into: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Closes the object: appends its `}`.
+    public func close(into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "}"))
     }
 }

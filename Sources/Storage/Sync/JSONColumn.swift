@@ -43,11 +43,17 @@ enum JSONColumn {
     }
 
     static func encode(_ result: OpResult) -> String {
-        String(decoding: result.jsonValue.canonicalData(), as: UTF8.self)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(128)
+        result.writeCanonical(into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func encode(_ op: PushOp) -> String {
-        String(decoding: op.jsonValue.canonicalData(), as: UTF8.self)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        op.writeCanonical(into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {

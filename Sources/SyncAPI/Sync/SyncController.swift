@@ -32,13 +32,23 @@ public struct SyncController: Sendable {
         let outcome = try pushes.push(body, by: principal, configuration: limits(settings), visit: visit)
         // The push's own transaction recorded the visit, unless every op failed in the fallback.
         let newServerSeq = try outcome.newServerSeq ?? visits.record(visit, kind: .push, announced: true, durable: false)
-        // Written through JSONValue: the same JSON as `PushResponse`, without JSONEncoder's cost.
-        let response: JSONValue = [
-            "results": .array(outcome.results.map(\.jsonValue)),
-            "newServerSeq": .int(newServerSeq),
-            "minSupportedAppVersion": .string(settings.minSupportedAppVersion), "serverSchemaVersion": .int(Int64(schema.version)),
-        ]
-        return Response(status: 200, headers: ["Content-Type": "application/json; charset=utf-8"], body: .bytes(response.canonicalData()))
+        // Written member by member: the same JSON as `PushResponse`, without JSONEncoder's cost
+        // or a JSONValue tree per result.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(128 + 128 * outcome.results.count)
+        var response = CanonicalObject(into: &bytes)
+        response.member("minSupportedAppVersion", .string(settings.minSupportedAppVersion), into: &bytes)
+        response.member("newServerSeq", .int(newServerSeq), into: &bytes)
+        response.open("results", into: &bytes)
+        bytes.append(UInt8(ascii: "["))
+        for (index, result) in outcome.results.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            result.writeCanonical(into: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+        response.member("serverSchemaVersion", .int(Int64(schema.version)), into: &bytes)
+        response.close(into: &bytes)
+        return Response(status: 200, headers: ["Content-Type": "application/json; charset=utf-8"], body: .bytes(Data(bytes)))
     }
 
     @Sendable func pull(_ device: DeviceContext) throws -> Response {
