@@ -103,11 +103,13 @@ final class InMemoryTransaction: SyncTransaction, Sendable {
 
     func committed() -> InMemorySyncStore.State { state.withLock { $0 } }
 
-    func lockDevice(_ deviceId: String, readingOps opIds: [String]) throws -> (device: DeviceState, stored: [OpLogEntry]) {
+    func lockDevice(_ deviceId: String, readingOps opIds: [String]) throws -> (
+        device: DeviceState, stored: [OpLogEntry], latestSequence: Int64
+    ) {
         state.withLock { state in
             let pending = (state.opLog[deviceId] ?? [:]).values.compactMap(\.pending).sorted { $0.op.clientSeq < $1.op.clientSeq }
             let device = DeviceState(deviceId: deviceId, highWater: state.highWater[deviceId] ?? 0, pending: pending)
-            return (device, opIds.compactMap { state.opLog[deviceId]?[$0] })
+            return (device, opIds.compactMap { state.opLog[deviceId]?[$0] }, state.sequence)
         }
     }
 
@@ -142,10 +144,6 @@ final class InMemoryTransaction: SyncTransaction, Sendable {
             defer { state.sequence += Int64(count) }
             return (1...Int64(count)).map { state.sequence + $0 }
         }
-    }
-
-    func latestSequence() throws -> Int64 {
-        state.withLock { $0.sequence }
     }
 
     func write(_ writes: WriteSet) throws {

@@ -18,7 +18,9 @@ final class PostgresSyncTransaction: SyncTransaction {
         self.attachments = attachments
     }
 
-    func lockDevice(_ deviceId: String, readingOps opIds: [String]) throws -> (device: DeviceState, stored: [OpLogEntry]) {
+    func lockDevice(_ deviceId: String, readingOps opIds: [String]) throws -> (
+        device: DeviceState, stored: [OpLogEntry], latestSequence: Int64
+    ) {
         // The upsert takes the row lock that serializes this device's pushes until commit; the
         // reads after it, in the same round trip, start once the lock is held.
         var statements: [PostgresQuery] = [
@@ -28,6 +30,7 @@ final class PostgresSyncTransaction: SyncTransaction {
             RETURNING received_through
             """,
             "SELECT pending::text FROM op_log WHERE device_id = \(deviceId) AND status = 'deferred' ORDER BY client_seq",
+            ServerSequence.latest,
         ]
         if !opIds.isEmpty {
             // Planned per run: a generic plan settled while op_log was nearly empty is a sequential
@@ -40,7 +43,7 @@ final class PostgresSyncTransaction: SyncTransaction {
         let results = try connection.pipeline(statements)
         let pending = try results[1].map { try JSONColumn.decode(PendingOp.self, $0.decode(0, as: String.self)) }
         let device = DeviceState(deviceId: deviceId, highWater: try results[0][0].decode(0, as: Int64.self), pending: pending)
-        return (device, try results.count > 2 ? results[2].map(OpLogRow.decode) : [])
+        return (device, try results.count > 3 ? results[3].map(OpLogRow.decode) : [], try results[2][0].decode(0, as: Int64.self))
     }
 
     func lockRecords(_ keys: [RecordKey]) throws -> [StoredRecord] {
@@ -109,10 +112,6 @@ final class PostgresSyncTransaction: SyncTransaction {
 
     func reserveSequence(count: Int) throws -> [Int64] {
         try connection.pipeline(ServerSequence.reserve(count))[1][0].decode(0, as: [Int64].self)
-    }
-
-    func latestSequence() throws -> Int64 {
-        try connection.query(ServerSequence.latest)[0].decode(0, as: Int64.self)
     }
 
     func prepare(_ draft: WriteSet) {

@@ -78,7 +78,7 @@ public struct PushProcessor: Sendable {
     private func run(
         deviceId: String, incoming: [PendingOp], blocked: [String: String], visit: SyncVisit?, now: Date, in tx: any SyncTransaction
     ) throws -> PushOutcome {
-        let (device, stored) = try tx.lockDevice(deviceId, readingOps: incoming.map(\.op.opId))
+        let (device, stored, latestSequence) = try tx.lockDevice(deviceId, readingOps: incoming.map(\.op.opId))
         try Self.checkWindow(incoming, highWater: device.highWater, stored: stored, window: configuration.clientSeqWindow)
         let intake = Intake(incoming: incoming, device: device, stored: stored, maxMissing: configuration.maxMissingListed)
         var run = try loadRun(for: intake.attempts, blocked: blocked, now: now, in: tx)
@@ -99,7 +99,7 @@ public struct PushProcessor: Sendable {
         if let visit { run.workspace.record(visit) }
         let numbered = try tx.number(run.workspace.draft, changes: run.workspace.changeCount)
         // A recorded visit always answers a newServerSeq, numbered or not.
-        let newServerSeq = try numbered.last ?? (visit != nil ? tx.latestSequence() : nil)
+        let newServerSeq = numbered.last ?? (visit != nil ? latestSequence : nil)
         return outcome(
             incoming: incoming, intake: intake, results: results.mapValues { $0.renumbered(numbered.map) }, newServerSeq: newServerSeq)
     }

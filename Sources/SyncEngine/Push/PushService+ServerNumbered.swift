@@ -23,7 +23,7 @@ extension PushService {
         opId: String, key: RecordKey, schemaVersion: Int, by principal: Principal, in tx: any SyncTransaction,
         make: (StoredRecord?, Int64) throws -> PushOp
     ) throws -> OpResult {
-        let (device, stored) = try tx.lockDevice(principal.deviceId, readingOps: [opId])
+        let (device, stored, _) = try tx.lockDevice(principal.deviceId, readingOps: [opId])
         if let stored = stored.first { return stored.result }
         let current = try tx.lockRecords([key]).first
         guard device.highWater < SyncConfiguration.maxClientSeq else {

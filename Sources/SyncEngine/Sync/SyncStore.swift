@@ -21,8 +21,7 @@ public protocol SyncStore: Sendable {
 ///
 /// A push makes at most six calls: ``lockDevice(_:readingOps:)``, ``conflicts(ids:)`` (only when
 /// an op carries `resolves`), ``lockRecords(_:)``, ``finalizedAttachments(among:)``,
-/// ``reserveSequence(count:)`` (only when something changed) or ``latestSequence()`` (a visit
-/// with no change), and ``write(_:)``. Locks are always taken in the order device row ->
+/// ``reserveSequence(count:)`` (only when something changed), and ``write(_:)``. Locks are always taken in the order device row ->
 /// conflict entries -> records (sorted), so pushes, server changes and workers never deadlock
 /// one another; pushes touching different records and devices never wait for each other
 /// (docs/decisions/0004).
@@ -30,10 +29,14 @@ public protocol SyncTransaction {
     /// Locks the device's row (`SELECT … FOR UPDATE`, inserting it with high-water 0 when absent)
     /// and returns its high-water mark and every op log row of the device whose status is
     /// `deferred`, decoded from their `pending` bodies; then, read once the lock is held, the op
-    /// log rows of the device among `opIds` (`WHERE device_id = $1 AND op_id = ANY($2)`).
+    /// log rows of the device among `opIds` (`WHERE device_id = $1 AND op_id = ANY($2)`), and the
+    /// highest sequence number issued so far (committed or not; 0 before the first), which
+    /// answers `newServerSeq` for a visit whose transaction numbers nothing itself.
     ///
     /// The lock serializes pushes (and deferred-op releases) of one device.
-    func lockDevice(_ deviceId: String, readingOps opIds: [String]) throws -> (device: DeviceState, stored: [OpLogEntry])
+    func lockDevice(_ deviceId: String, readingOps opIds: [String]) throws -> (
+        device: DeviceState, stored: [OpLogEntry], latestSequence: Int64
+    )
 
     /// Locks and returns the records that exist (tombstones included) among `keys`, which arrive
     /// sorted: `SELECT … WHERE (collection, record_id) IN (…) ORDER BY collection, record_id FOR UPDATE`.
@@ -60,10 +63,6 @@ public protocol SyncTransaction {
     /// record's numbers grow change after change. Numbers are not tied to commit order (pulls
     /// order changes by their transaction first, docs/decisions/0004) and need not be consecutive.
     func reserveSequence(count: Int) throws -> [Int64]
-
-    /// The highest sequence number issued so far, for an answer's `newServerSeq` when the
-    /// transaction numbers nothing itself.
-    func latestSequence() throws -> Int64
 
     /// Sees the transaction's writes before ``reserveSequence(count:)``, with stand-in sequence
     /// numbers (``write(_:)`` then gets the same rows, in the same order, renumbered): a store can
