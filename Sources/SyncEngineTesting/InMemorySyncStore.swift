@@ -103,9 +103,7 @@ final class InMemoryTransaction: SyncTransaction, Sendable {
 
     func committed() -> InMemorySyncStore.State { state.withLock { $0 } }
 
-    func lockDevice(_ deviceId: String, readingOps opIds: [String]) throws -> (
-        device: DeviceState, stored: [OpLogEntry], latestSequence: Int64
-    ) {
+    func lockDevice(_ deviceId: String, readingOps opIds: [String]) throws -> DeviceLock {
         state.withLock { state in
             let pending = (state.opLog[deviceId] ?? [:]).values.compactMap(\.pending).sorted { $0.op.clientSeq < $1.op.clientSeq }
             let device = DeviceState(deviceId: deviceId, highWater: state.highWater[deviceId] ?? 0, pending: pending)

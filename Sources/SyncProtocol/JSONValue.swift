@@ -277,7 +277,7 @@ extension JSONValue {
 public struct CanonicalObject {
     private var count = 0
     #if DEBUG
-        private var lastName: String?
+    private var lastName: String?
     #endif
 
     /// Opens the object: appends its `{`.
@@ -295,8 +295,8 @@ public struct CanonicalObject {
     /// Appends `"name":`; the caller writes the value next.
     public mutating func open(_ name: String, into bytes: inout [UInt8]) {
         #if DEBUG
-            assert(lastName.map { $0 < name } ?? true, "member \(name) is out of canonical order")
-            lastName = name
+        assert(lastName.map { $0 < name } ?? true, "member \(name) is out of canonical order")
+        lastName = name
         #endif
         if count > 0 { bytes.append(UInt8(ascii: ",")) }
         count += 1

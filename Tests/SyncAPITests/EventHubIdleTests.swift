@@ -1,7 +1,7 @@
 import Foundation
 import HTTP
-import SyncEngine
 import Support
+import SyncEngine
 import SyncProtocol
 import Synchronization
 import Testing

@@ -33,7 +33,8 @@ struct StatementProfile {
             let text = try row.decode(4, as: String.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")
             lines.append(
                 String(
-                    format: "  %5.1f %%  %7d calls  %8.3f ms  %@", 100 * (try row.decode(1, as: Double.self)) / max(try row.decode(3, as: Double.self), 1e-9),
+                    format: "  %5.1f %%  %7d calls  %8.3f ms  %@",
+                    100 * (try row.decode(1, as: Double.self)) / max(try row.decode(3, as: Double.self), 1e-9),
                     try row.decode(0, as: Int64.self), try row.decode(2, as: Double.self), String(text.prefix(110))))
         }
         return lines.joined(separator: "\n")

@@ -18,9 +18,7 @@ final class PostgresSyncTransaction: SyncTransaction {
         self.attachments = attachments
     }
 
-    func lockDevice(_ deviceId: String, readingOps opIds: [String]) throws -> (
-        device: DeviceState, stored: [OpLogEntry], latestSequence: Int64
-    ) {
+    func lockDevice(_ deviceId: String, readingOps opIds: [String]) throws -> DeviceLock {
         // The upsert takes the row lock that serializes this device's pushes until commit; the
         // reads after it, in the same round trip, start once the lock is held.
         var statements: [PostgresQuery] = [

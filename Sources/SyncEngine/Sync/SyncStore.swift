@@ -17,6 +17,9 @@ public protocol SyncStore: Sendable {
     func transaction<T: Sendable>(_ body: (any SyncTransaction) throws -> T) throws -> T
 }
 
+/// What ``SyncTransaction/lockDevice(_:readingOps:)`` reads with the device's lock.
+public typealias DeviceLock = (device: DeviceState, stored: [OpLogEntry], latestSequence: Int64)
+
 /// The operations the engine needs inside ONE database transaction, in the order it calls them.
 ///
 /// A push makes at most six calls: ``lockDevice(_:readingOps:)``, ``conflicts(ids:)`` (only when
@@ -34,9 +37,7 @@ public protocol SyncTransaction {
     /// answers `newServerSeq` for a visit whose transaction numbers nothing itself.
     ///
     /// The lock serializes pushes (and deferred-op releases) of one device.
-    func lockDevice(_ deviceId: String, readingOps opIds: [String]) throws -> (
-        device: DeviceState, stored: [OpLogEntry], latestSequence: Int64
-    )
+    func lockDevice(_ deviceId: String, readingOps opIds: [String]) throws -> DeviceLock
 
     /// Locks and returns the records that exist (tombstones included) among `keys`, which arrive
     /// sorted: `SELECT … WHERE (collection, record_id) IN (…) ORDER BY collection, record_id FOR UPDATE`.
