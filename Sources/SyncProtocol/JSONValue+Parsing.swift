@@ -29,7 +29,7 @@ extension JSONValue {
 
 /// A recursive-descent JSON reader over UTF-8 bytes; every method answers nil on anything it
 /// does not accept, which ends the parse.
-private struct JSONParser {
+struct JSONParser {
     static let maxDepth = 64
 
     private let bytes: UnsafeBufferPointer<UInt8>
@@ -41,22 +41,26 @@ private struct JSONParser {
     }
 
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> JSONValue? {
+        whole(bytes) { $0.value() }
+    }
+
+    /// What `read` makes of the text, which must be nothing else (space aside).
+    static func whole<T>(_ bytes: UnsafeBufferPointer<UInt8>, _ read: (inout JSONParser) -> T?) -> T? {
         var parser = JSONParser(bytes)
         parser.skipSpace()
-        guard let value = parser.value() else { return nil }
+        guard let value = read(&parser) else { return nil }
         parser.skipSpace()
-        // Spelled out: JSONValue is nil-literal expressible, so `? value : nil` would mean `.null`.
         guard parser.index == bytes.count else { return nil }
         return value
     }
 
-    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+    var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
     private mutating func skipSpace() {
         while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
     }
 
-    private mutating func value() -> JSONValue? {
+    mutating func value() -> JSONValue? {
         switch current {
         case UInt8(ascii: "{"): return nested { $0.members().map(JSONValue.object) }
         case UInt8(ascii: "["): return nested { $0.elements().map(JSONValue.array) }
@@ -68,7 +72,9 @@ private struct JSONParser {
         }
     }
 
-    private mutating func nested(_ body: (inout JSONParser) -> JSONValue?) -> JSONValue? {
+    /// What `body` reads inside the object or array opening here, one level deeper (at most
+    /// ``maxDepth``), with the parser past the bracket and its space.
+    mutating func nested<T>(_ body: (inout JSONParser) -> T?) -> T? {
         guard depth < Self.maxDepth else { return nil }
         depth += 1
         defer { depth -= 1 }
@@ -87,33 +93,48 @@ private struct JSONParser {
     /// The members after `{`, through `}`.
     private mutating func members() -> [String: JSONValue]? {
         var members: [String: JSONValue] = [:]
+        let complete = eachMember { parser, key in
+            // A repeated key is left to JSONDecoder (which keeps the first).
+            guard let value = parser.value(), members.updateValue(value, forKey: key) == nil else { return false }
+            return true
+        }
+        return complete ? members : nil
+    }
+
+    /// Walks the members after `{`, through `}`: `member` gets each key with the parser at the
+    /// member's value, which it must read. False for malformed text or when `member` answers
+    /// false. Repeated keys are not looked for: that is `member`'s to do.
+    mutating func eachMember(_ member: (inout JSONParser, String) -> Bool) -> Bool {
         if current == UInt8(ascii: "}") {
             index += 1
-            return members
+            return true
         }
         while true {
-            guard current == UInt8(ascii: "\""), let key = string() else { return nil }
+            guard current == UInt8(ascii: "\""), let key = string() else { return false }
             skipSpace()
-            guard current == UInt8(ascii: ":") else { return nil }
+            guard current == UInt8(ascii: ":") else { return false }
             index += 1
             skipSpace()
-            // A repeated key is left to JSONDecoder (which keeps the first).
-            guard members.index(forKey: key) == nil, let value = value() else { return nil }
-            members[key] = value
-            guard let end = separator(closing: UInt8(ascii: "}")) else { return nil }
-            if end { return members }
+            guard member(&self, key) else { return false }
+            guard let end = separator(closing: UInt8(ascii: "}")) else { return false }
+            if end { return true }
         }
     }
 
     /// The elements after `[`, through `]`.
     private mutating func elements() -> [JSONValue]? {
-        var elements: [JSONValue] = []
+        elements { $0.value() }
+    }
+
+    /// The elements after `[`, through `]`, each read by `element`.
+    mutating func elements<T>(_ element: (inout JSONParser) -> T?) -> [T]? {
+        var elements: [T] = []
         if current == UInt8(ascii: "]") {
             index += 1
             return elements
         }
         while true {
-            guard let value = value() else { return nil }
+            guard let value = element(&self) else { return nil }
             elements.append(value)
             guard let end = separator(closing: UInt8(ascii: "]")) else { return nil }
             if end { return elements }

@@ -8,24 +8,91 @@ public import Foundation
 extension PushRequest {
     /// The request in a push body, read with ``JSONValue/init(parsing:)-(Data)``; nil means
     /// "decode it with `JSONDecoder`", never "invalid".
+    ///
+    /// Read straight from the bytes: the request and its ops become no `JSONValue` objects (only
+    /// member values do), which spares a dictionary per op. It answers exactly when
+    /// `PushRequest(json: JSONValue(parsing: body))` would, with the same request.
     public init?(quickly body: Data) {
-        guard let json = JSONValue(parsing: body), let request = PushRequest(json: json) else { return nil }
+        guard let request = body.withUnsafeBytes({ JSONParser.whole($0.bindMemory(to: UInt8.self)) { $0.pushRequest() } }) else {
+            return nil
+        }
         self = request
     }
 
     init?(json: JSONValue) {
-        guard case .object(let members) = json, let deviceId = members["deviceId"]?.stringValue,
-            let schemaVersion = members["schemaVersion"]?.exactInt.flatMap({ Int(exactly: $0) }),
-            let range = optional(members["clientSeqRange"], ClientSeqRange.init(json:)),
-            case .array(let ops)? = members["ops"]
-        else { return nil }
+        guard case .object(let members) = json, case .array(let ops)? = members["ops"] else { return nil }
         var decoded: [PushOp] = []
         decoded.reserveCapacity(ops.count)
         for op in ops {
             guard let op = PushOp(json: op) else { return nil }
             decoded.append(op)
         }
-        self.init(deviceId: deviceId, schemaVersion: schemaVersion, clientSeqRange: range, ops: decoded)
+        self.init(member: { members[$0] }, ops: decoded)
+    }
+
+    /// From the request's members other than `ops`, looked up by name, and its ops.
+    fileprivate init?(member: (String) -> JSONValue?, ops: [PushOp]) {
+        guard let deviceId = member("deviceId")?.stringValue,
+            let schemaVersion = member("schemaVersion")?.exactInt.flatMap({ Int(exactly: $0) }),
+            let range = optional(member("clientSeqRange"), ClientSeqRange.init(json:))
+        else { return nil }
+        self.init(deviceId: deviceId, schemaVersion: schemaVersion, clientSeqRange: range, ops: ops)
+    }
+}
+
+extension JSONParser {
+    /// A push request at `{`, read as ``PushRequest/init(json:)`` reads its tree.
+    fileprivate mutating func pushRequest() -> PushRequest? {
+        guard current == UInt8(ascii: "{") else { return nil }
+        return nested { parser in
+            var members = Members()
+            var ops: [PushOp]?
+            let complete = parser.eachMember { parser, key in
+                guard key == "ops" else { return members.read(key, with: &parser) }
+                guard members.claim(key), parser.current == UInt8(ascii: "[") else { return false }
+                ops = parser.nested { $0.elements { $0.pushOp() } }
+                return ops != nil
+            }
+            guard complete, let ops else { return nil }
+            return PushRequest(member: members.lookup, ops: ops)
+        }
+    }
+
+    /// An op at `{`, read as ``PushOp/init(json:)`` reads its tree.
+    private mutating func pushOp() -> PushOp? {
+        guard current == UInt8(ascii: "{") else { return nil }
+        return nested { parser in
+            var members = Members()
+            guard parser.eachMember({ parser, key in members.read(key, with: &parser) }) else { return nil }
+            return PushOp(member: members.lookup)
+        }
+    }
+}
+
+/// An object's members kept in order in an array instead of a dictionary: the few members of a
+/// request or an op are found by comparing their short names, without hashing.
+private struct Members {
+    private var names: [String] = []
+    private var values: [JSONValue] = []
+
+    /// Takes `name` for a member read elsewhere; false when it came before (a repeated key,
+    /// which ``JSONValue/init(parsing:)-(String)`` leaves to JSONDecoder).
+    mutating func claim(_ name: String) -> Bool {
+        guard !names.contains(name) else { return false }
+        names.append(name)
+        values.append(.null)
+        return true
+    }
+
+    /// Reads the member `name`'s value; false when it does not parse or came before.
+    mutating func read(_ name: String, with parser: inout JSONParser) -> Bool {
+        guard let value = parser.value(), claim(name) else { return false }
+        values[values.count - 1] = value
+        return true
+    }
+
+    func lookup(_ name: String) -> JSONValue? {
+        names.firstIndex(of: name).map { values[$0] }
     }
 }
 
@@ -38,12 +105,18 @@ extension ClientSeqRange {
 
 extension PushOp {
     init?(json: JSONValue) {
-        guard case .object(let members) = json, let opId = members["opId"]?.stringValue,
-            let clientSeq = members["clientSeq"]?.exactInt, let collection = members["collection"]?.stringValue,
-            let recordId = members["recordId"]?.stringValue, let type = members["type"]?.stringValue.flatMap(OpType.init(rawValue:)),
-            let occurredAt = members["occurredAt"]?.stringValue, let entityKey = optional(members["entityKey"], \.stringValue),
-            let baseServerSeq = optional(members["baseServerSeq"], \.exactInt), let fields = optional(members["fields"], Self.fields),
-            let dependsOn = optional(members["dependsOn"], strings), let resolves = optional(members["resolves"], \.stringValue)
+        guard case .object(let members) = json else { return nil }
+        self.init(member: { members[$0] })
+    }
+
+    /// From the op's members, looked up by name.
+    fileprivate init?(member: (String) -> JSONValue?) {
+        guard let opId = member("opId")?.stringValue, let clientSeq = member("clientSeq")?.exactInt,
+            let collection = member("collection")?.stringValue, let recordId = member("recordId")?.stringValue,
+            let type = member("type")?.stringValue.flatMap(OpType.init(rawValue:)), let occurredAt = member("occurredAt")?.stringValue,
+            let entityKey = optional(member("entityKey"), \.stringValue), let baseServerSeq = optional(member("baseServerSeq"), \.exactInt),
+            let fields = optional(member("fields"), Self.fields), let dependsOn = optional(member("dependsOn"), strings),
+            let resolves = optional(member("resolves"), \.stringValue)
         else { return nil }
         self.init(
             opId: opId, clientSeq: clientSeq, collection: collection, recordId: recordId, type: type, entityKey: entityKey,

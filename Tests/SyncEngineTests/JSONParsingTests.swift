@@ -1,6 +1,7 @@
 import Foundation
-import SyncProtocol
 import Testing
+
+@testable import SyncProtocol
 
 @Suite("JSONValue's own parser and the quick readers of wire types")
 struct JSONParsingTests {
@@ -83,6 +84,39 @@ struct JSONParsingTests {
             Data(#"{"deviceId":"d","schemaVersion":3.0,"ops":[{"opId":"o","clientSeq":1,"collection":"jobs","#.utf8)
             + Data(#""recordId":"r","type":"create","occurredAt":"t","entityKey":null,"fields":{"a":{"new":null}},"extra":1}]}"#.utf8)
         #expect(PushRequest(quickly: spelledOut) == (try JSONDecoder().decode(PushRequest.self, from: spelledOut)))
+    }
+
+    @Test("a push body read straight from its bytes agrees with reading its JSONValue tree, whatever the body")
+    func pushRequestDirectAgrees() {
+        let op =
+            #"{"opId":"o","clientSeq":1,"collection":"c","recordId":"r","type":"update","occurredAt":"t","baseServerSeq":4,"#
+            + #""fields":{"a":{"old":1,"new":[2,{"x":null}]},"b":{"new":"é"}},"dependsOn":["att-1"],"resolves":null,"entityKey":"e"}"#
+        func body(_ ops: String, extra: String = "") -> String {
+            #"{"deviceId":"d","schemaVersion":3,"clientSeqRange":{"from":1,"to":2},"ops":[\#(ops)]\#(extra)}"#
+        }
+        let deep = String(repeating: "[", count: 58) + String(repeating: "]", count: 58)
+        let deeper = String(repeating: "[", count: 59) + String(repeating: "]", count: 59)
+        let bodies = [
+            body(op), body("\(op), \(op)"), body(""), " \n" + body(op) + " \t", body(op, extra: #","extra":{"k":[1,2]}"#),
+            body(op, extra: #","ops":[]"#), body(op, extra: #","deviceId":"e""#), body(op, extra: #","extra":1,"extra":2"#),
+            body(op.replacingOccurrences(of: #""opId":"o","#, with: #""opId":"o","opId":"p","#)),
+            body(op.replacingOccurrences(of: #""x":null"#, with: #""x":null,"x":1"#)),
+            body(op.replacingOccurrences(of: #""resolves":null"#, with: #""unknown":{"a":1,"a":2}"#)),
+            body(op.replacingOccurrences(of: #""resolves":null"#, with: #""unknown":\#(deep)"#)),
+            body(op.replacingOccurrences(of: #""resolves":null"#, with: #""unknown":\#(deeper)"#)),
+            body(op.replacingOccurrences(of: #""clientSeq":1"#, with: #""clientSeq":1.0"#)),
+            body(op.replacingOccurrences(of: #""clientSeq":1"#, with: #""clientSeq":"1""#)),
+            body(op.replacingOccurrences(of: #""type":"update""#, with: #""type":"move""#)),
+            body(op.replacingOccurrences(of: #""fields":"#, with: #""fields":null,"f":"#)),
+            body(op) + "x", body(op).replacingOccurrences(of: "[", with: "{"), #"{"deviceId":"d","schemaVersion":3,"ops":{}}"#,
+            #"{"deviceId":"d","schemaVersion":3,"ops":[1]}"#, #"{"deviceId":"d","schemaVersion":3,"ops":[]"#, "[]", "",
+            #"{"deviceId":"d","schemaVersion":3,"ops":[],"clientSeqRange":null}"#, #"{"schemaVersion":3,"ops":[]}"#,
+        ]
+        for text in bodies {
+            let viaTree = JSONValue(parsing: Data(text.utf8)).flatMap(PushRequest.init(json:))
+            #expect(PushRequest(quickly: Data(text.utf8)) == viaTree, "\(text)")
+        }
+        #expect(PushRequest(quickly: Data(body(op).utf8))?.ops.first?.fields?["a"]?.new == [2, ["x": nil]])
     }
 
     @Test("a push body that is not a well-formed request is left to JSONDecoder")
