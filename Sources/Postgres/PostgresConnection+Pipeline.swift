@@ -34,35 +34,45 @@ extension PostgresConnection {
     }
 
     /// The queued statements followed by `queries`, in one round trip; the results of `queries`.
-    func runPipeline(_ queries: [PostgresQuery]) throws -> [QueryResult] {
+    ///
+    /// `afterwards` follow in the same trip, run only when everything before them succeeded, and
+    /// their own failure is logged instead of thrown: statements after a `COMMIT`, whose outcome
+    /// must not be taken for the commit's (``enqueueAfterCommit(_:)``).
+    func runPipeline(_ queries: [PostgresQuery], afterwards: [PostgresQuery] = []) throws -> [QueryResult] {
         let all = queued + queries
         guard !all.isEmpty else { return [] }
         // A refusal before anything is sent keeps the queue: a transaction that goes on after
         // catching the error must not lose its queued writes. Once sent, a failure aborts it.
-        for query in all { try Self.checkBinds(query) }
+        for query in all + afterwards { try Self.checkBinds(query) }
         let connection = try openHandle(sql: all[0].sql)
-        guard all.count > 1 else {
+        guard all.count > 1 || !afterwards.isEmpty else {
             queued = []
             return [try run(all[0])]
         }
         guard PQenterPipelineMode(connection) == 1 else { throw PostgresError(connection: connection, sql: all[0].sql) }
         queued = []
-        let steps = send(all, on: connection)
+        let steps = send(all, then: afterwards, on: connection)
         let outcome = collect(steps, on: connection)
+        if let later = outcome.laterError {
+            logger.warning("postgres statement after the pipeline's own failed", metadata: ["db.error": "\(later)"])
+        }
         // Leaving pipeline mode only fails while results are unread, i.e. when the connection broke.
         guard PQexitPipelineMode(connection) == 1 else { throw outcome.error ?? PostgresError(connection: connection, sql: nil) }
         if let error = outcome.error { throw error }
         return Array(outcome.results.suffix(queries.count))
     }
 
-    /// Queues a prepare (when needed) and an execution per query, then the sync point.
-    /// A failed send leaves the remaining steps out; `collect` reports the connection's error.
-    private func send(_ queries: [PostgresQuery], on connection: OpaquePointer) -> [PipelineStep] {
+    /// Queues a prepare (when needed) and an execution per query, the `afterwards` ones marked
+    /// as such, then the sync point. A failed send leaves the remaining steps out; `collect`
+    /// reports the connection's error.
+    private func send(_ queries: [PostgresQuery], then afterwards: [PostgresQuery], on connection: OpaquePointer) -> [PipelineStep] {
         var steps: [PipelineStep] = []
         var preparedHere: [String: String] = [:]
-        for query in queries {
+        for (index, query) in (queries + afterwards).enumerated() {
             logger.trace("postgres pipelined query", metadata: ["db.query": query.sql])
+            let first = steps.count
             guard sendOne(query, on: connection, into: &steps, preparedHere: &preparedHere) else { return steps + [.failedSend(query.sql)] }
+            if index >= queries.count { steps[first...] = ArraySlice(steps[first...].map(\.afterwards)) }
         }
         return PQpipelineSync(connection) == 1 ? steps : steps + [.failedSend(nil)]
     }
@@ -96,50 +106,84 @@ extension PostgresConnection {
         return true
     }
 
-    /// Reads every step's result up to the sync point, keeping the executions' results and the first error.
-    private func collect(_ steps: [PipelineStep], on connection: OpaquePointer) -> (results: [QueryResult], error: PostgresError?) {
-        var results: [QueryResult] = []
-        var firstError: PostgresError?
+    /// Reads every step's result up to the sync point, keeping the results of the executions not
+    /// marked `afterwards`, the first error among them and the first among the marked ones.
+    private func collect(_ steps: [PipelineStep], on connection: OpaquePointer) -> PipelineOutcome {
+        var outcome = PipelineOutcome()
         for step in steps {
             if case .failedSend(let sql) = step {
-                return (results, firstError ?? PostgresError(connection: connection, sql: sql))
+                outcome.error = outcome.error ?? PostgresError(connection: connection, sql: sql)
+                return outcome
             }
             // > PQgetResult: … returns a null pointer once the command is complete; in pipeline mode
             // > the next call then starts on the next command's results.
-            guard let raw = PQgetResult(connection) else { return (results, firstError ?? PostgresError(connection: connection, sql: step.sql)) }
+            guard let raw = PQgetResult(connection) else {
+                outcome.error = outcome.error ?? PostgresError(connection: connection, sql: step.sql)
+                return outcome
+            }
             let result = QueryResult(raw)
             while let extra = PQgetResult(connection) { PQclear(extra) }
             switch (result.status, step) {
-            case (PGRES_COMMAND_OK, .prepare(let name, let sql)):
+            case (PGRES_COMMAND_OK, .prepare(let name, let sql, _)):
                 statements.insert(name, for: sql)
-            case (PGRES_COMMAND_OK, .execute), (PGRES_TUPLES_OK, .execute), (PGRES_EMPTY_QUERY, .execute):
-                results.append(result)
-            case (PGRES_PIPELINE_ABORTED, _):
+            case (PGRES_COMMAND_OK, .execute(_, false)), (PGRES_TUPLES_OK, .execute(_, false)), (PGRES_EMPTY_QUERY, .execute(_, false)):
+                outcome.results.append(result)
+            case (PGRES_COMMAND_OK, _), (PGRES_TUPLES_OK, _), (PGRES_EMPTY_QUERY, _), (PGRES_PIPELINE_ABORTED, _):
                 continue
             default:
                 let error = PostgresError(result: result, connection: connection, sql: step.sql)
                 if error.isStalePlan, let sql = step.sql { statements.remove(sql) }
-                firstError = firstError ?? error
+                if step.isAfterwards {
+                    outcome.laterError = outcome.laterError ?? error
+                } else {
+                    outcome.error = outcome.error ?? error
+                }
             }
         }
         guard let sync = PQgetResult(connection), QueryResult(sync).status == PGRES_PIPELINE_SYNC else {
-            return (results, firstError ?? PostgresError(connection: connection, sql: nil))
+            outcome.error = outcome.error ?? PostgresError(connection: connection, sql: nil)
+            return outcome
         }
-        return (results, firstError)
+        return outcome
     }
 }
 
-/// One command queued in a pipeline, in the order its result arrives.
+/// What `collect` read: the results of the executions, the first error among them, and the
+/// first error of the statements sent afterwards (``PostgresConnection/runPipeline(_:afterwards:)``).
+private struct PipelineOutcome {
+    var results: [QueryResult] = []
+    var error: PostgresError?
+    var laterError: PostgresError?
+}
+
+/// One command queued in a pipeline, in the order its result arrives; `afterwards` marks those
+/// of statements whose failure is not the pipeline's.
 private enum PipelineStep {
-    case prepare(name: String, sql: String)
-    case execute(sql: String)
+    case prepare(name: String, sql: String, afterwards: Bool = false)
+    case execute(sql: String, afterwards: Bool = false)
     /// libpq refused to queue a command (the connection failed); nothing after it was sent.
     case failedSend(String?)
 
     var sql: String? {
         switch self {
-        case .prepare(_, let sql), .execute(let sql): sql
+        case .prepare(_, let sql, _), .execute(let sql, _): sql
         case .failedSend(let sql): sql
+        }
+    }
+
+    var isAfterwards: Bool {
+        switch self {
+        case .prepare(_, _, let afterwards), .execute(_, let afterwards): afterwards
+        case .failedSend: false
+        }
+    }
+
+    /// This step, marked as sent afterwards.
+    var afterwards: PipelineStep {
+        switch self {
+        case .prepare(let name, let sql, _): .prepare(name: name, sql: sql, afterwards: true)
+        case .execute(let sql, _): .execute(sql: sql, afterwards: true)
+        case .failedSend: self
         }
     }
 }

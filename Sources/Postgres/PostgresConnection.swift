@@ -19,6 +19,9 @@ public final class PostgresConnection {
     var statements = StatementCache()
     /// Statements waiting to go out with the next round trip (``enqueue(_:)``, a pending `BEGIN`).
     var queued: [PostgresQuery] = []
+    /// Statements to run once the transaction commits, in the commit's round trip
+    /// (``enqueueAfterCommit(_:)``).
+    var afterCommit: [PostgresQuery] = []
     /// Kept alive as long as `handle`, because libpq calls back into it for every notice.
     private let notices: NoticeSink
     let logger: Logger

@@ -119,4 +119,50 @@ struct PipelineTests {
         try connection.enqueue(["INSERT INTO items VALUES (3, \("outside a transaction runs at once"))"])
         #expect(try names() == ["a", "outside a transaction runs at once"])
     }
+
+    @Test("after-commit statements run once the commit succeeded, and their own failure is not the commit's")
+    func afterCommit() throws {
+        try connection.transaction { db in
+            try db.execute("INSERT INTO items VALUES (1, \("a"))")
+            db.enqueueAfterCommit(["INSERT INTO items VALUES (1, \("duplicate"))"])
+            db.enqueueAfterCommit(["INSERT INTO items VALUES (2, \("never: after a failed one"))"])
+        }
+        #expect(try names() == ["a"], "the commit stands; statements after the failed one are skipped")
+        try connection.transaction { db in
+            db.enqueueAfterCommit(["INSERT INTO items VALUES (3, \("after"))", "UPDATE items SET name = \("after, updated") WHERE id = 3"])
+            try db.enqueue(["INSERT INTO items VALUES (2, \("b"))"])
+        }
+        #expect(try names() == ["a", "b", "after, updated"])
+        connection.enqueueAfterCommit(["INSERT INTO items VALUES (4, \("outside a transaction runs at once"))"])
+        #expect(try names().last == "outside a transaction runs at once")
+    }
+
+    @Test("a failed commit, a rollback or a rolled-back savepoint drops the after-commit statements queued in it")
+    func afterCommitDropped() throws {
+        #expect(throws: PostgresError.self) {
+            try connection.transaction { db in
+                db.enqueueAfterCommit(["INSERT INTO items VALUES (5, \("after a failed commit"))"])
+                try db.execute("INSERT INTO items VALUES (1, \("a"))")
+                try db.enqueue(["INSERT INTO items VALUES (1, \("duplicate"))"])
+            }
+        }
+        struct Abort: Error {}
+        #expect(throws: Abort.self) {
+            try connection.transaction { db in
+                db.enqueueAfterCommit(["INSERT INTO items VALUES (6, \("after a rollback"))"])
+                throw Abort()
+            }
+        }
+        #expect(try names() == [])
+        try connection.transaction { db in
+            db.enqueueAfterCommit(["INSERT INTO items VALUES (7, \("outer"))"])
+            #expect(throws: Abort.self) {
+                try db.transaction { inner in
+                    inner.enqueueAfterCommit(["INSERT INTO items VALUES (8, \("inner, rolled back"))"])
+                    throw Abort()
+                }
+            }
+        }
+        #expect(try names() == ["outer"])
+    }
 }

@@ -20,10 +20,11 @@ public enum EventOutbox {
     }
 
     /// Wakes every instance's feeds: at the commit of the transaction it runs in, or at once
-    /// outside one. A busy writer sends it after its commit instead: PostgreSQL serializes the
-    /// commits of notifying transactions (a lock held through the WAL flush), which would make
-    /// concurrent pushes commit one at a time. Feeds also poll, so a wake-up lost between the
-    /// commit and the notification only delays delivery.
+    /// outside one. A busy writer sends it after its commit instead, in the commit's round trip
+    /// (`PostgresConnection.enqueueAfterCommit`): PostgreSQL serializes the commits of notifying
+    /// transactions (a lock held through the WAL flush), which would make concurrent pushes
+    /// commit one at a time. Feeds also poll, so a wake-up lost between the commit and the
+    /// notification only delays delivery.
     public static let notify: PostgresQuery = "SELECT pg_notify(\(channel), '')"
 
     /// The insert of `events`, in order: one statement whatever the count, so it is prepared

@@ -30,13 +30,9 @@ public final class PostgresSyncStore: SyncStore, IdempotentSyncStore {
             do {
                 return try database.connection { connection in
                     let transaction = PostgresSyncTransaction(connection: connection, attachments: attachments)
-                    let value = try connection.transaction { connection in
+                    return try connection.transaction { connection in
                         try body(PostgresIdempotencyLedger(connection: connection), transaction)
                     }
-                    // After the commit, not in it (see EventOutbox.notify). The changes are committed
-                    // whatever happens to the notification; the feeds' poll covers a lost one.
-                    if transaction.wroteEvents { _ = try? connection.execute(EventOutbox.notify) }
-                    return value
                 }
             } catch let error as PostgresError where error.code.isTransient && attempt < 3 {
                 logger.debug("sync transaction retried", metadata: ["db.error": "\(error.code)", "attempt": "\(attempt)"])

@@ -9,7 +9,7 @@ final class PostgresSyncTransaction: SyncTransaction {
     private let connection: PostgresConnection
     private let attachments: any FinalizedAttachmentLookup
     /// Whether the written statements insert outbox rows, whose feeds are told after commit.
-    private(set) var wroteEvents = false
+    private var wroteEvents = false
     /// The draft `prepare` encoded ahead of the lock, for the next `write`.
     private var prepared: PreparedWrites?
 
@@ -122,7 +122,12 @@ final class PostgresSyncTransaction: SyncTransaction {
         let prepared = self.prepared ?? PreparedWrites(writes)
         self.prepared = nil
         let statements = try prepared.statements(for: writes)
-        wroteEvents = wroteEvents || statements.wroteEvents
         try connection.enqueue(statements.queries)
+        if statements.wroteEvents && !wroteEvents {
+            // After the commit, not in it (see EventOutbox.notify), in its round trip. The changes
+            // are committed whatever happens to the notification; the feeds' poll covers a lost one.
+            connection.enqueueAfterCommit([EventOutbox.notify])
+            wroteEvents = true
+        }
     }
 }
