@@ -52,11 +52,11 @@ struct BenchSyncCommand: Command {
         }
         let profiled = arguments.has("statements")
         let bench = try BenchServer.start(environment: environment) { configuration in
-            if profiled { configuration.embeddedClusterSettings = StatementProfile.clusterSettings }
+            if profiled { configuration.embeddedClusterSettings = StatementStatistics.clusterSettings }
         }
         defer { bench.stop() }
         try bench.updateSettings()
-        let profile = profiled ? StatementProfile(database: bench.application.core.database) : nil
+        let profile = profiled ? StatementProfile(statistics: StatementStatistics(database: bench.application.core.database)) : nil
         let port = bench.application.port
         print("FieldSync sync benchmark (durable commits, loopback HTTP)")
         if !arguments.has("pull-only") {
