@@ -70,17 +70,18 @@ extension PostgresConnection {
         var preparedHere: [String: String] = [:]
         for (index, query) in (queries + afterwards).enumerated() {
             logger.trace("postgres pipelined query", metadata: ["db.query": query.sql])
-            let first = steps.count
-            guard sendOne(query, on: connection, into: &steps, preparedHere: &preparedHere) else { return steps + [.failedSend(query.sql)] }
-            if index >= queries.count { steps[first...] = ArraySlice(steps[first...].map(\.afterwards)) }
+            guard sendOne(query, afterwards: index >= queries.count, on: connection, into: &steps, preparedHere: &preparedHere) else {
+                return steps + [.failedSend(query.sql)]
+            }
         }
         return PQpipelineSync(connection) == 1 ? steps : steps + [.failedSend(nil)]
     }
 
-    /// Queues `query`, preceded by its prepare when this connection has not prepared it yet;
-    /// false when libpq refused to queue something.
+    /// Queues `query`, preceded by its prepare when this connection has not prepared it yet, its
+    /// steps marked `afterwards` when asked; false when libpq refused to queue something.
     private func sendOne(
-        _ query: PostgresQuery, on connection: OpaquePointer, into steps: inout [PipelineStep], preparedHere: inout [String: String]
+        _ query: PostgresQuery, afterwards: Bool, on connection: OpaquePointer, into steps: inout [PipelineStep],
+        preparedHere: inout [String: String]
     ) -> Bool {
         let sent: Int32
         if query.plansPerRun {
@@ -93,7 +94,7 @@ extension PostgresConnection {
                 let fresh = statements.nextName()
                 // nParams 0 and no type OIDs, as in `prepare`: the server infers the parameter types.
                 guard PQsendPrepare(connection, fresh, query.sql, 0, nil) == 1 else { return false }
-                steps.append(.prepare(name: fresh, sql: query.sql))
+                steps.append(.prepare(name: fresh, sql: query.sql, afterwards: afterwards))
                 preparedHere[query.sql] = fresh
                 name = fresh
             }
@@ -102,7 +103,7 @@ extension PostgresConnection {
             }
         }
         guard sent == 1 else { return false }
-        steps.append(.execute(sql: query.sql))
+        steps.append(.execute(sql: query.sql, afterwards: afterwards))
         return true
     }
 
@@ -159,8 +160,8 @@ private struct PipelineOutcome {
 /// One command queued in a pipeline, in the order its result arrives; `afterwards` marks those
 /// of statements whose failure is not the pipeline's.
 private enum PipelineStep {
-    case prepare(name: String, sql: String, afterwards: Bool = false)
-    case execute(sql: String, afterwards: Bool = false)
+    case prepare(name: String, sql: String, afterwards: Bool)
+    case execute(sql: String, afterwards: Bool)
     /// libpq refused to queue a command (the connection failed); nothing after it was sent.
     case failedSend(String?)
 
@@ -175,15 +176,6 @@ private enum PipelineStep {
         switch self {
         case .prepare(_, _, let afterwards), .execute(_, let afterwards): afterwards
         case .failedSend: false
-        }
-    }
-
-    /// This step, marked as sent afterwards.
-    var afterwards: PipelineStep {
-        switch self {
-        case .prepare(let name, let sql, _): .prepare(name: name, sql: sql, afterwards: true)
-        case .execute(let sql, _): .execute(sql: sql, afterwards: true)
-        case .failedSend: self
         }
     }
 }

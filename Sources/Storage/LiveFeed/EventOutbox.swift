@@ -20,12 +20,18 @@ public enum EventOutbox {
     }
 
     /// Wakes every instance's feeds: at the commit of the transaction it runs in, or at once
-    /// outside one. A busy writer sends it after its commit instead, in the commit's round trip
-    /// (`PostgresConnection.enqueueAfterCommit`): PostgreSQL serializes the commits of notifying
-    /// transactions (a lock held through the WAL flush), which would make concurrent pushes
-    /// commit one at a time. Feeds also poll, so a wake-up lost between the commit and the
-    /// notification only delays delivery.
-    public static let notify: PostgresQuery = "SELECT pg_notify(\(channel), '')"
+    /// outside one. A busy writer uses ``notifyAfterCommit(on:)`` instead.
+    private static let notify: PostgresQuery = "SELECT pg_notify(\(channel), '')"
+
+    /// Wakes every instance's feeds right after the caller's transaction commits, in the
+    /// commit's round trip (`PostgresConnection.enqueueAfterCommit`), not in the transaction:
+    /// PostgreSQL serializes the commits of notifying transactions (a lock held through the WAL
+    /// flush), which would make concurrent writers commit one at a time. The changes are
+    /// committed whatever happens to the notification; feeds also poll, so a lost one only
+    /// delays delivery.
+    static func notifyAfterCommit(on connection: PostgresConnection) {
+        connection.enqueueAfterCommit([notify])
+    }
 
     /// The insert of `events`, in order: one statement whatever the count, so it is prepared
     /// once per connection.

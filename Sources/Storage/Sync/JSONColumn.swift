@@ -43,16 +43,18 @@ enum JSONColumn {
     }
 
     static func encode(_ result: OpResult) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(128)
-        result.writeCanonical(into: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        text(reserving: 128, result.writeCanonical)
     }
 
     static func encode(_ op: PushOp) -> String {
+        text(reserving: 256, op.writeCanonical)
+    }
+
+    /// The text `write` writes, into a buffer reserved for about `capacity` bytes.
+    private static func text(reserving capacity: Int, _ write: (inout [UInt8]) -> Void) -> String {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(256)
-        op.writeCanonical(into: &bytes)
+        bytes.reserveCapacity(capacity)
+        write(&bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 

@@ -124,9 +124,7 @@ final class PostgresSyncTransaction: SyncTransaction {
         let statements = try prepared.statements(for: writes)
         try connection.enqueue(statements.queries)
         if statements.wroteEvents && !wroteEvents {
-            // After the commit, not in it (see EventOutbox.notify), in its round trip. The changes
-            // are committed whatever happens to the notification; the feeds' poll covers a lost one.
-            connection.enqueueAfterCommit([EventOutbox.notify])
+            EventOutbox.notifyAfterCommit(on: connection)
             wroteEvents = true
         }
     }

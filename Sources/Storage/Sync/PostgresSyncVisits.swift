@@ -20,7 +20,8 @@ public struct PostgresSyncVisits: SyncVisitRecorder {
             // below its own durable too, so none of them is issued again after a crash
             // (docs/decisions/0004, "Crashes"); the stamp always gives it an id.
             let statements = [durable ? CommitFlush.awaited : CommitFlush.skipped, Self.stamp(visit), ServerSequence.latest]
-            let event = announced ? EventOutbox.inserts(inserting: [visit.syncedEvent(kind)]) + [EventOutbox.notify] : []
+            let event = announced ? EventOutbox.inserts(inserting: [visit.syncedEvent(kind)]) : []
+            if announced { EventOutbox.notifyAfterCommit(on: connection) }
             let results = try connection.pipeline(statements + event)
             return try results[statements.count - 1][0].decode(0, as: Int64.self)
         }

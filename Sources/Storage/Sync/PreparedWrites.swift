@@ -26,7 +26,7 @@ struct PreparedWrites {
     }
 
     /// The statements writing `writes` (the drafted rows renumbered), and whether they insert
-    /// outbox rows (the caller tells the feeds after commit, ``EventOutbox/notify``).
+    /// outbox rows (the caller tells the feeds after commit, ``EventOutbox/notifyAfterCommit(on:)``).
     func statements(for writes: WriteSet) throws -> (queries: [PostgresQuery], wroteEvents: Bool) {
         var statements = try [
             OpLogRow.upsert(writes.opLog, fixed: opLog), RecordRow.upsert(writes.records, fixed: records),

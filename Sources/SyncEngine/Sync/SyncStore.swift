@@ -24,10 +24,10 @@ public typealias DeviceLock = (device: DeviceState, stored: [OpLogEntry], latest
 ///
 /// A push makes at most six calls: ``lockDevice(_:readingOps:)``, ``conflicts(ids:)`` (only when
 /// an op carries `resolves`), ``lockRecords(_:)``, ``finalizedAttachments(among:)``,
-/// ``reserveSequence(count:)`` (only when something changed), and ``write(_:)``. Locks are always taken in the order device row ->
-/// conflict entries -> records (sorted), so pushes, server changes and workers never deadlock
-/// one another; pushes touching different records and devices never wait for each other
-/// (docs/decisions/0004).
+/// ``reserveSequence(count:)`` (only when something changed), and ``write(_:)``. Locks are
+/// always taken in the order device row -> conflict entries -> records (sorted), so pushes,
+/// server changes and workers never deadlock one another; pushes touching different records
+/// and devices never wait for each other (docs/decisions/0004).
 public protocol SyncTransaction {
     /// Locks the device's row (`SELECT … FOR UPDATE`, inserting it with high-water 0 when absent)
     /// and returns its high-water mark and every op log row of the device whose status is
