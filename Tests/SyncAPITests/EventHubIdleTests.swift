@@ -79,45 +79,48 @@ struct EventHubIdleTests {
         return ids
     }
 
-    @Test("Commits with nobody subscribed are not read; a feed resuming later gets them once, then live ones")
-    func idleThenResume() throws {
+    /// Runs `body` with a started hub over a scripted outbox, and stops the hub after.
+    private func withHub(_ body: (ScriptedOutbox, EventHub) throws -> Void) rethrows {
         let outbox = ScriptedOutbox()
         let hub = EventHub(feed: outbox, options: .init(), logger: .init(label: "test", level: .warning))
         hub.start()
         defer { hub.stop() }
+        try body(outbox, hub)
+    }
 
-        let first = try hub.subscribe(viewer, resume: .live)
-        outbox.commit(1)
-        #expect(ids(from: first, count: 1) == [1])
-        first.close()
+    @Test("Commits with nobody subscribed are not read; a feed resuming later gets them once, then live ones")
+    func idleThenResume() throws {
+        try withHub { outbox, hub in
+            let first = try hub.subscribe(viewer, resume: .live)
+            outbox.commit(1)
+            #expect(ids(from: first, count: 1) == [1])
+            first.close()
 
-        let readsWhileSubscribed = outbox.reads
-        outbox.commit(2)
-        outbox.commit(3)
-        // A read would follow each notification within microseconds; give one ample time.
-        Thread.sleep(forTimeInterval: 0.2)
-        #expect(outbox.reads == readsWhileSubscribed, "no subscriber, no read")
+            let readsWhileSubscribed = outbox.reads
+            outbox.commit(2)
+            outbox.commit(3)
+            // A read would follow each notification within microseconds; give one ample time.
+            Thread.sleep(forTimeInterval: 0.2)
+            #expect(outbox.reads == readsWhileSubscribed, "no subscriber, no read")
 
-        let second = try hub.subscribe(viewer, resume: .after(1))
-        outbox.commit(4)
-        #expect(ids(from: second, count: 3) == [2, 3, 4])
-        Thread.sleep(forTimeInterval: 0.1)
-        #expect(second.queuedCount == 0, "nothing sent twice")
+            let second = try hub.subscribe(viewer, resume: .after(1))
+            outbox.commit(4)
+            #expect(ids(from: second, count: 3) == [2, 3, 4])
+            Thread.sleep(forTimeInterval: 0.1)
+            #expect(second.queuedCount == 0, "nothing sent twice")
+        }
     }
 
     @Test("A live subscriber after an idle spell gets the commits that follow it, none from before")
     func idleThenLive() throws {
-        let outbox = ScriptedOutbox()
-        let hub = EventHub(feed: outbox, options: .init(), logger: .init(label: "test", level: .warning))
-        hub.start()
-        defer { hub.stop() }
-
-        outbox.commit(1)
-        outbox.commit(2)
-        let subscription = try hub.subscribe(viewer, resume: .live)
-        outbox.commit(3)
-        #expect(ids(from: subscription, count: 1) == [3])
-        Thread.sleep(forTimeInterval: 0.1)
-        #expect(subscription.queuedCount == 0, "nothing sent twice")
+        try withHub { outbox, hub in
+            outbox.commit(1)
+            outbox.commit(2)
+            let subscription = try hub.subscribe(viewer, resume: .live)
+            outbox.commit(3)
+            #expect(ids(from: subscription, count: 1) == [3])
+            Thread.sleep(forTimeInterval: 0.1)
+            #expect(subscription.queuedCount == 0, "nothing sent twice")
+        }
     }
 }
