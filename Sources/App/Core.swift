@@ -54,7 +54,8 @@ public final class Core: Sendable {
         authenticator = Authenticator(accounts: accounts, cacheLifetime: Double(configuration.tokenCacheSeconds))
         principals = PrincipalResolver(accounts: accounts)
         deviceAccess = DeviceAccess(
-            authenticator: authenticator, principals: principals, gate: SyncGate(settings: settings, limiter: RateLimiter()), settings: settings)
+            authenticator: authenticator, principals: principals,
+            gate: SyncGate(settings: settings, limiter: RateLimiter(now: configuration.rateLimitClock)), settings: settings)
         notifications = ChangeNotifications(database: postgres, logger: logger)
         notifications.on(.settings) { [settings] in settings.invalidate() }
         notifications.on(.accounts) { [authenticator] in authenticator.forgetAll() }

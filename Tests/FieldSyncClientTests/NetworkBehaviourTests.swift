@@ -1,3 +1,4 @@
+import App
 import FieldSyncClient
 import Foundation
 import SyncEngine
@@ -58,9 +59,11 @@ struct NetworkBehaviourTests {
 
     @Test("429 RATE_LIMITED: the loop waits at least the server's Retry-After before the next call")
     func rateLimited() async throws {
-        let bed = try await SDKTestBed.start()
-        defer { bed.finish() }
         let clock = TestClock(realSleepCap: .seconds(3))
+        // The server's rate counts time only as the device waits, so its requests come "at once"
+        // however slowly a loaded machine runs them, and only its retries earn new tokens.
+        let bed = try await SDKTestBed.start { $0.rateLimitClock = { clock.now.timeIntervalSince1970 } }
+        defer { bed.finish() }
         let ana = try await bed.device(clock: clock)
         try bed.updateSettings {
             $0.deviceRequestsPerSecond = 1

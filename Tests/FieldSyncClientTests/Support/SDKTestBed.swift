@@ -30,10 +30,14 @@ final class SDKTestBed: Sendable {
 
     /// Starts a server once a slot is free (each holds PostgreSQL connections of the one
     /// test cluster that every suite of the process shares).
-    static func start() async throws -> SDKTestBed {
+    /// - Parameter configure: adjusts the server's configuration before the start.
+    static func start(configure: (inout AppConfiguration) -> Void = { _ in }) async throws -> SDKTestBed {
         await Self.slots.acquire()
         do {
-            let server = try await TestServer.start { $0.databasePoolSize = 2 }
+            let server = try await TestServer.start {
+                $0.databasePoolSize = 2
+                configure(&$0)
+            }
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fieldsync-sdk-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             return SDKTestBed(server: server, folder: folder)
