@@ -57,27 +57,38 @@ public struct PullService: Sendable {
         let personal = principal.role == .field ? Principal.personalCollections.sorted() : []
         var rows = try snapshot.records(
             after: position, below: horizon, visible: visible, personal: personal, skipTombstonesUpTo: start, limit: limit + 1)
+        var exits: [PullRow] = []
         if let keys = visible {
-            rows += try snapshot.exits(
+            exits = try snapshot.exits(
                 after: max(position, start ?? .start), below: horizon, keys: keys, personal: personal, limit: limit + 1)
         }
-        rows.sort { $0.position < $1.position }
+        if !exits.isEmpty {
+            rows += exits
+            rows.sort { $0.position < $1.position }
+        }
         let consumed = rows.prefix(pageLength(rows, limit: limit, maxBytes: maxBytes))
-        var latest: [RecordKey: PullRow] = [:]
-        for row in consumed { latest[row.key] = row }
         let hasMore = rows.count > consumed.count
         var next = consumed.last?.position ?? position
         // Everything below the horizon was read: the next page starts there (an initial sync that
         // read everything continues from where it began, which is at or below it).
         if !hasMore { next = max(next, .horizon(horizon)) }
         return PullWindow(
-            changes: latest.values.sorted { $0.position < $1.position }, position: next,
+            // Records come in order, each once: only exits can repeat a record or fall between.
+            changes: exits.isEmpty ? Array(consumed) : latestOfEach(consumed), position: next,
             initialSyncStart: start.flatMap { next < $0 ? $0 : nil }, hasMore: hasMore, newServerSeq: newServerSeq,
             carriesHorizon: startInitialSync || !hasMore)
     }
 }
 
 extension PullService {
+    /// The last row of each record among `rows` (in position order), still in position order.
+    static func latestOfEach(_ rows: ArraySlice<PullRow>) -> [PullRow] {
+        var latest: [RecordKey: Int] = [:]
+        latest.reserveCapacity(rows.count)
+        for (offset, row) in rows.enumerated() { latest[row.key] = offset }
+        return rows.enumerated().compactMap { offset, row in latest[row.key] == offset ? row : nil }
+    }
+
     /// How many of `rows` (in order) one page takes: at most `limit`, and no more than fit in
     /// `maxBytes`, but at least one so that a pull always moves on.
     static func pageLength(_ rows: [PullRow], limit: Int, maxBytes: Int) -> Int {
