@@ -5,9 +5,11 @@ extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
 }
 
 extension Optional: PostgresDecodable where Wrapped: PostgresDecodable {
+    @inlinable
     public init(postgresText: String) throws {
         self = try Wrapped(postgresText: postgresText)
     }
 
+    @inlinable
     public static var postgresNull: Self? { .some(nil) }
 }

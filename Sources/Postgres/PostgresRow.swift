@@ -20,7 +20,7 @@ public struct PostgresRow: Sendable {
     }
 
     let columns: Columns
-    let values: [String?]
+    @usableFromInline let values: [String?]
 
     /// The result's column names, in order.
     public var columnNames: [String] { columns.names }
@@ -37,22 +37,36 @@ public struct PostgresRow: Sendable {
 
     /// Decodes the column at a zero-based position.
     /// - Throws: `PostgresError(.decoding)`, as for a named column.
+    @inlinable
     public func decode<T: PostgresDecodable>(_ index: Int, as type: T.Type = T.self) throws -> T {
+        // Inlined, so that a page of rows is decoded by code specialized for its column types
+        // instead of looking up generic metadata for every value.
+        guard values.indices.contains(index), let text = values[index] else { return try absentValue(at: index) }
+        do {
+            return try T(postgresText: text)
+        } catch let error as PostgresError {
+            throw naming(error, column: index)
+        }
+    }
+
+    /// NULL as `T`, or the error for NULL or for a column index out of range.
+    @usableFromInline
+    func absentValue<T: PostgresDecodable>(at index: Int) throws -> T {
         guard values.indices.contains(index) else {
             throw PostgresError.decoding("column index \(index) is out of range (the result has \(values.count) columns)")
         }
-        guard let text = values[index] else {
-            guard let null = T.postgresNull else {
-                throw PostgresError.decoding("column \(columns.names[index]) is NULL; decode it as \(T?.self)")
-            }
-            return null
+        guard let null = T.postgresNull else {
+            throw PostgresError.decoding("column \(columns.names[index]) is NULL; decode it as \(T?.self)")
         }
-        do {
-            return try T(postgresText: text)
-        } catch var error as PostgresError {
-            error.message += " (column \(columns.names[index]))"
-            throw error
-        }
+        return null
+    }
+
+    /// `error` with the name of the column whose text it was about.
+    @usableFromInline
+    func naming(_ error: PostgresError, column index: Int) -> PostgresError {
+        var error = error
+        error.message += " (column \(columns.names[index]))"
+        return error
     }
 
     /// Decodes all columns, in order, into a tuple: `row.decode((Int, String?).self)`.

@@ -3,6 +3,7 @@ extension String: PostgresEncodable, PostgresDecodable {
     @inlinable
     public var postgresText: String? { self }
 
+    @inlinable
     public init(postgresText: String) {
         self = postgresText
     }
