@@ -15,6 +15,16 @@ struct CompactFieldMeta {
     private struct Op: Hashable {
         var opId: [UInt8]?
         var deviceId: [UInt8]?
+
+        /// Each token's bytes as one block: an array's own hashing feeds them one at a time.
+        func hash(into hasher: inout Hasher) {
+            func combine(_ token: [UInt8]?) {
+                hasher.combine(token?.count ?? -1)
+                token?.withUnsafeBytes { hasher.combine(bytes: $0) }
+            }
+            combine(opId)
+            combine(deviceId)
+        }
     }
 
     private var indexes: [Op: Int] = [:]
@@ -107,7 +117,7 @@ struct CompactFieldMeta {
     private static func same(_ token: [UInt8]?, _ text: Slice<UnsafeBufferPointer<UInt8>>?) -> Bool {
         switch (token, text) {
         case (nil, nil): true
-        case (let token?, let text?): token.elementsEqual(text)
+        case (let token?, let text?): token.count == text.count && token.withUnsafeBufferPointer { $0.elementsEqual(text) }
         default: false
         }
     }

@@ -32,6 +32,11 @@ enum StoredFieldMeta {
     }
 
     private struct Reader {
+        /// The member names of a field's metadata, as string tokens.
+        static let seqToken = Array(#""seq""#.utf8)
+        static let opIdToken = Array(#""opId""#.utf8)
+        static let deviceIdToken = Array(#""deviceId""#.utf8)
+
         let text: Text
         var position = 0
 
@@ -47,7 +52,12 @@ enum StoredFieldMeta {
         }
 
         mutating func skipSpace() {
-            while position < text.count, [0x20, 0x09, 0x0A, 0x0D].contains(text[position]) { position += 1 }
+            while position < text.count {
+                switch text[position] {
+                case 0x20, 0x09, 0x0A, 0x0D: position += 1
+                default: return
+                }
+            }
         }
 
         /// Consumes `byte` after any white space; false (nothing consumed but space) otherwise.
@@ -82,7 +92,12 @@ enum StoredFieldMeta {
             while position < text.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(text[position]) { position += 1 }
             let digits = position - start
             guard (1...18).contains(digits), digits == 1 || text[start] != UInt8(ascii: "0") else { return nil }
-            if position < text.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(text[position]) { return nil }
+            if position < text.count {
+                switch text[position] {
+                case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+                default: break
+                }
+            }
             return start..<position
         }
 
@@ -105,17 +120,18 @@ enum StoredFieldMeta {
             var deviceId: Range<Int>??
             repeat {
                 guard let key = string(), consume(UInt8(ascii: ":")) else { return nil }
-                switch text[key].dropFirst().dropLast() {
-                case let member where member.elementsEqual("seq".utf8) && seq == nil:
+                let member = text[key]
+                if seq == nil, member.elementsEqual(Self.seqToken) {
                     guard let digits = integer() else { return nil }
                     seq = digits
-                case let member where member.elementsEqual("opId".utf8) && opId == nil:
+                } else if opId == nil, member.elementsEqual(Self.opIdToken) {
                     guard let value = stringOrNull() else { return nil }
                     opId = value
-                case let member where member.elementsEqual("deviceId".utf8) && deviceId == nil:
+                } else if deviceId == nil, member.elementsEqual(Self.deviceIdToken) {
                     guard let value = stringOrNull() else { return nil }
                     deviceId = value
-                default: return nil
+                } else {
+                    return nil
                 }
             } while consume(UInt8(ascii: ","))
             guard consume(UInt8(ascii: "}")), let seq else { return nil }
