@@ -46,6 +46,8 @@ struct CompactFieldMetaTests {
             #"{"t": {"seq": 4, "opId": "op-1", "deviceId": "d", "extra": 1}}"#,
             #"{"t": {"seq": 4, "seq": 5}}"#,
             #"{"t": {"seq": 4.0}}"#,
+            #"{"t": {"seq": 4, "opId": nul}}"#,
+            #"{"t": {"seq": 4, "opId": n"#,
         ]
         #expect(
             try decoded(Array(stored.prefix(2))) == [

@@ -29,14 +29,20 @@ struct CompactFieldMeta {
 
     private var indexes: [Op: Int] = [:]
     private var ops: [Op] = []
+    /// The fields of the record being written, kept to reuse its storage.
+    private var fields: [StoredFieldMeta.Field] = []
 
     /// Appends `stored` (a record's `fieldMeta` text) in the compact form. Text that is not
     /// stored field metadata is appended as it is: a field's entry may always come in the full
     /// form, and devices read both.
     mutating func write(_ stored: String, into bytes: inout [UInt8]) {
         var stored = stored
+        // Taken out while in use, so that it stays uniquely referenced and is not copied.
+        var fields: [StoredFieldMeta.Field] = []
+        swap(&fields, &self.fields)
+        defer { self.fields = fields }
         let written = stored.withUTF8 { text in
-            guard let fields = StoredFieldMeta.fields(in: text) else { return false }
+            guard StoredFieldMeta.read(text, into: &fields) else { return false }
             bytes.append(UInt8(ascii: "{"))
             for (position, field) in fields.enumerated() {
                 let op =
@@ -97,8 +103,17 @@ struct CompactFieldMeta {
         bytes.append(contentsOf: name)
         bytes.append(contentsOf: ":[".utf8)
         bytes.append(contentsOf: seq)
-        if let op { bytes.append(contentsOf: ",\(op)".utf8) }
+        if let op {
+            bytes.append(UInt8(ascii: ","))
+            appendDecimal(op, into: &bytes)
+        }
         bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// The digits of `number` (not negative), without building a string for them.
+    private static func appendDecimal(_ number: Int, into bytes: inout [UInt8]) {
+        if number >= 10 { appendDecimal(number / 10, into: &bytes) }
+        bytes.append(UInt8(ascii: "0") + UInt8(number % 10))
     }
 
     private static func token(_ string: String) -> [UInt8] {

@@ -20,15 +20,22 @@ enum StoredFieldMeta {
 
     /// The fields of `text` in their stored order; nil when it is not of the expected shape.
     static func fields(in text: Text) -> [Field]? {
-        var reader = Reader(text: text)
         var fields: [Field] = []
-        guard reader.consume(UInt8(ascii: "{")) else { return nil }
-        if reader.consume(UInt8(ascii: "}")) { return reader.atEnd ? fields : nil }
+        return read(text, into: &fields) ? fields : nil
+    }
+
+    /// Replaces the contents of `fields` (an array reused from record to record) with the fields
+    /// of `text`; false when it is not of the expected shape.
+    static func read(_ text: Text, into fields: inout [Field]) -> Bool {
+        fields.removeAll(keepingCapacity: true)
+        var reader = Reader(text: text)
+        guard reader.consume(UInt8(ascii: "{")) else { return false }
+        if reader.consume(UInt8(ascii: "}")) { return reader.atEnd }
         repeat {
-            guard let name = reader.string(), reader.consume(UInt8(ascii: ":")), let field = reader.meta(named: name) else { return nil }
+            guard let name = reader.string(), reader.consume(UInt8(ascii: ":")), let field = reader.meta(named: name) else { return false }
             fields.append(field)
         } while reader.consume(UInt8(ascii: ","))
-        return reader.consume(UInt8(ascii: "}")) && reader.atEnd ? fields : nil
+        return reader.consume(UInt8(ascii: "}")) && reader.atEnd
     }
 
     private struct Reader {
@@ -36,6 +43,7 @@ enum StoredFieldMeta {
         static let seqToken = Array(#""seq""#.utf8)
         static let opIdToken = Array(#""opId""#.utf8)
         static let deviceIdToken = Array(#""deviceId""#.utf8)
+        static let nullToken = Array("null".utf8)
 
         let text: Text
         var position = 0
@@ -104,9 +112,9 @@ enum StoredFieldMeta {
         /// A string token, or nil for `null` (`.some(nil)`); nil when neither.
         mutating func stringOrNull() -> Range<Int>?? {
             skipSpace()
-            let null = "null".utf8
-            if text[position...].starts(with: null) {
-                position += null.count
+            if position < text.count, text[position] == UInt8(ascii: "n") {
+                guard text[position...].starts(with: Self.nullToken) else { return nil }
+                position += Self.nullToken.count
                 return .some(nil)
             }
             return string().map { .some($0) }
