@@ -93,6 +93,11 @@ enum PullRows {
         // position order: the limit then stops them after `limit` rows in all, where separate
         // limits read up to `limit` rows per key and threw the surplus away.
         // A team key reaches the records of shared collections only.
+        // User keys come first. A field user's records are mostly their team's too: after the team's
+        // scan, the user's scan read every one of them only to leave it out (1,000 rows fetched
+        // for none kept, most of a page's time), where the team's scan now passes over the few
+        // among its rows that are the user's.
+        let ordered = keys.filter { $0.kind == .user } + keys.filter { $0.kind != .user }
         var sharedOnly = ""
         if !personal.isEmpty {
             binds.append(personal.postgresText)
@@ -101,7 +106,7 @@ enum PullRows {
         var earlierUsers: [String] = []
         var earlierTeams: [String] = []
         var sql: [String] = []
-        for key in keys {
+        for key in ordered {
             binds.append(key.rawValue)
             var condition = key.kind == .user ? "user_scope = $\(binds.count)" : "team_scope = $\(binds.count)" + sharedOnly
             if !earlierUsers.isEmpty {
