@@ -80,29 +80,13 @@ enum JSONDepth {
     static func exceeds(_ data: Data, limit: Int) -> Bool {
         data.withUnsafeBytes { bytes in
             var depth = 0
-            var inString = false
-            var escaped = false
-            for byte in bytes {
-                if inString {
-                    if escaped {
-                        escaped = false
-                    } else if byte == UInt8(ascii: "\\") {
-                        escaped = true
-                    } else if byte == UInt8(ascii: "\"") {
-                        inString = false
-                    }
-                    continue
-                }
-                switch byte {
-                case UInt8(ascii: "\""): inString = true
-                case UInt8(ascii: "["), UInt8(ascii: "{"):
-                    depth += 1
-                    if depth > limit { return true }
-                case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
-                default: break
-                }
+            var exceeded = false
+            JSONBrackets.walk(bytes) { _, opening in
+                depth += opening ? 1 : -1
+                exceeded = depth > limit
+                return !exceeded
             }
-            return false
+            return exceeded
         }
     }
 }

@@ -181,35 +181,16 @@ private struct PageOutline: Decodable, Equatable {
     init(scanning body: Data) throws {
         let opening = Data(#"{"changes":["#.utf8)
         guard body.starts(with: opening) else { throw CommandError("a pull page does not start with its changes") }
-        let (elements, end) = body.withUnsafeBytes { bytes -> (Int, Int?) in
+        var elements = 0
+        var end: Int?
+        body.withUnsafeBytes { bytes in
             var depth = 1  // inside the array
-            var inString = false
-            var escaped = false
-            var elements = 0
-            for offset in opening.count..<bytes.count {
-                let byte = bytes[offset]
-                if inString {
-                    if escaped {
-                        escaped = false
-                    } else if byte == UInt8(ascii: "\\") {
-                        escaped = true
-                    } else if byte == UInt8(ascii: "\"") {
-                        inString = false
-                    }
-                    continue
-                }
-                switch byte {
-                case UInt8(ascii: "\""): inString = true
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    if depth == 1 { elements += 1 }
-                    depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 { return (elements, offset) }
-                default: break
-                }
+            JSONBrackets.walk(bytes, from: opening.count) { offset, opening in
+                if opening && depth == 1 { elements += 1 }
+                depth += opening ? 1 : -1
+                if depth == 0 { end = offset }
+                return depth > 0
             }
-            return (elements, nil)
         }
         guard let end else { throw CommandError("a pull page's changes are not closed") }
         let rest = try JSONDecoder().decode(PageOutline.self, from: opening + body[(body.startIndex + end)...])
