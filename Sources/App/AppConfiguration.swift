@@ -68,7 +68,7 @@ public struct AppConfiguration: Sendable {
     public var web = WebConfiguration()
     /// The clock, in seconds, that devices' request rates are counted on; tests replace it so
     /// that a limit holds however slowly they run. Never read from the environment.
-    public var rateLimitClock: @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }
+    public var rateLimitClock = RateLimiter.uptime
     /// Live event feeds: heartbeat, replay window, per-client queue, and the caps on open streams
     /// (`FIELDSYNC_MAX_STREAMS_PER_USER`, default 16; `FIELDSYNC_MAX_STREAMS`, default 200).
     public var liveEvents = EventHub.Options()

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Synchronization
 
 /// A token bucket per key: `burst` requests at once, refilled at `perSecond`.
@@ -13,7 +13,10 @@ public final class RateLimiter: Sendable {
     private let now: @Sendable () -> Double
     private let buckets = Mutex<[String: Bucket]>([:])
 
-    public init(now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
+    /// The clock buckets refill by unless another is given: seconds since the system started.
+    public static let uptime: @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }
+
+    public init(now: @escaping @Sendable () -> Double = RateLimiter.uptime) {
         self.now = now
     }
 

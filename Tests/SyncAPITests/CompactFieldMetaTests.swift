@@ -54,7 +54,8 @@ struct CompactFieldMetaTests {
                 ["t": FieldMeta(seq: -3, opId: "op-1")], ["t": FieldMeta(seq: 1_234_567_890_123_456_789, opId: "op-1")],
             ])
         for text in stored {
-            text.utf8.withContiguousStorageIfAvailable { #expect(StoredFieldMeta.fields(in: $0) == nil, "\(text)") }
+            var fields: [StoredFieldMeta.Field] = []
+            text.utf8.withContiguousStorageIfAvailable { #expect(!StoredFieldMeta.read($0, into: &fields), "\(text)") }
         }
     }
 

@@ -185,9 +185,9 @@ private struct PageOutline: Decodable, Equatable {
         var end: Int?
         body.withUnsafeBytes { bytes in
             var depth = 1  // inside the array
-            JSONBrackets.walk(bytes, from: opening.count) { offset, opening in
-                if opening && depth == 1 { elements += 1 }
-                depth += opening ? 1 : -1
+            JSONBrackets.walk(bytes, from: opening.count) { offset, opens in
+                if opens && depth == 1 { elements += 1 }
+                depth += opens ? 1 : -1
                 if depth == 0 { end = offset }
                 return depth > 0
             }

@@ -104,16 +104,11 @@ struct CompactFieldMeta {
         bytes.append(contentsOf: ":[".utf8)
         bytes.append(contentsOf: seq)
         if let op {
+            // Not interpolated: a small number's string needs no allocation, an interpolation does.
             bytes.append(UInt8(ascii: ","))
-            appendDecimal(op, into: &bytes)
+            bytes.append(contentsOf: String(op).utf8)
         }
         bytes.append(UInt8(ascii: "]"))
-    }
-
-    /// The digits of `number` (not negative), without building a string for them.
-    private static func appendDecimal(_ number: Int, into bytes: inout [UInt8]) {
-        if number >= 10 { appendDecimal(number / 10, into: &bytes) }
-        bytes.append(UInt8(ascii: "0") + UInt8(number % 10))
     }
 
     private static func token(_ string: String) -> [UInt8] {

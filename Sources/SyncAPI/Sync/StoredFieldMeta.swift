@@ -18,14 +18,8 @@ enum StoredFieldMeta {
         var deviceId: Range<Int>?
     }
 
-    /// The fields of `text` in their stored order; nil when it is not of the expected shape.
-    static func fields(in text: Text) -> [Field]? {
-        var fields: [Field] = []
-        return read(text, into: &fields) ? fields : nil
-    }
-
     /// Replaces the contents of `fields` (an array reused from record to record) with the fields
-    /// of `text`; false when it is not of the expected shape.
+    /// of `text` in their stored order; false when it is not of the expected shape.
     static func read(_ text: Text, into fields: inout [Field]) -> Bool {
         fields.removeAll(keepingCapacity: true)
         var reader = Reader(text: text)
