@@ -24,7 +24,8 @@ struct BenchSyncCommand: Command {
           3. the push curve: for each --curve count of new concurrent devices, --curve-batches
              batches shared among them (at least 2 each): ops/s and batch p95 (empty: skipped);
              The first run also reports the CPU seconds per 1,000 ops of the server
-             (the benchmark's client threads left out) and of PostgreSQL;
+             (the benchmark's client threads left out) and of PostgreSQL, and the
+             write-ahead log PostgreSQL wrote per op (records, bytes, full-page images);
           4. pull: --records jobs over --users users are loaded (every field's metadata naming
              its op and device), then --pulls pages of 500 are pulled by sampled users'
              devices, --pullers of them at once, once per encoding: plain, gzip, and compact
@@ -65,7 +66,7 @@ struct BenchSyncCommand: Command {
                 return try PushingDevice(token: credentials.token, deviceId: credentials.deviceId, port: port)
             }
             try profile?.reset()
-            try benchmarkPush(pushers, batches: batches, cpu: bench.databaseDirectory)
+            try benchmarkPush(pushers, batches: batches, measuring: bench)
             if let profile { print(try profile.report("push")) }
             try profile?.reset()
             try benchmarkReplay(pushers[0], batches: min(batches, 100))
@@ -82,12 +83,14 @@ struct BenchSyncCommand: Command {
         return 0
     }
 
-    /// - Parameter cpu: the benchmark's PostgreSQL data folder, to report CPU per 1,000 ops; nil: not reported.
-    private func benchmarkPush(_ pushers: [PushingDevice], batches: Int, label: String? = nil, cpu: URL? = nil) throws {
+    /// - Parameter bench: the benchmark's server, to report CPU and write-ahead log per op; nil: not reported.
+    private func benchmarkPush(_ pushers: [PushingDevice], batches: Int, label: String? = nil, measuring bench: BenchServer? = nil) throws {
         let latencies = Mutex(Latencies())
         let failures = Mutex<[String]>([])
         let clientCPU = Mutex(0.0)
-        let before = cpu.map(CPUClock.sample(databaseDirectory:))
+        let cluster = bench?.application.core.database
+        let logBefore = try cluster.map(WALVolume.read)
+        let before = bench.map { CPUClock.sample(databaseDirectory: $0.databaseDirectory) }
         let seconds =
             measureMilliseconds {
                 onThreads(pushers.count) { index in
@@ -103,7 +106,8 @@ struct BenchSyncCommand: Command {
             } / 1000
         if let failure = failures.withLock({ $0.first }) { throw CommandError("push failed: \(failure)") }
         let ops = pushers.count * batches * 50
-        let cpuUsed = cpu.map(CPUClock.sample(databaseDirectory:))
+        let cpuUsed = bench.map { CPUClock.sample(databaseDirectory: $0.databaseDirectory) }
+        let logWritten = try cluster.map(WALVolume.read).flatMap { after in logBefore.map { after - $0 } }
         let summary = latencies.withLock { $0 }.summary
         if let label {
             print("\(label): \(pushers.count) devices: \(String(format: "%.0f", Double(ops) / seconds)) ops/s, batch time \(summary)")
@@ -123,6 +127,13 @@ struct BenchSyncCommand: Command {
                 String(
                     format: "push CPU per 1,000 ops: server %.3f s + PostgreSQL %.3f s = %.3f s (the benchmark's client threads left out)",
                     server, database, server + database))
+        }
+        if let logWritten {
+            print(
+                String(
+                    format: "push write-ahead log per op: %.1f records, %.0f bytes (%.1f full-page images per 1,000 ops)",
+                    Double(logWritten.records) / Double(ops), Double(logWritten.bytes) / Double(ops),
+                    Double(logWritten.fullPageImages) * 1_000 / Double(ops)))
         }
     }
 
