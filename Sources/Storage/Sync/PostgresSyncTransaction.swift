@@ -12,6 +12,8 @@ final class PostgresSyncTransaction: SyncTransaction {
     private var wroteEvents = false
     /// The draft `prepare` encoded ahead of the lock, for the next `write`.
     private var prepared: PreparedWrites?
+    /// The op log rows and records read so far: `write` updates these and inserts the rest.
+    private var read = ReadRows()
 
     init(connection: PostgresConnection, attachments: any FinalizedAttachmentLookup) {
         self.connection = connection
@@ -41,7 +43,9 @@ final class PostgresSyncTransaction: SyncTransaction {
         let results = try connection.pipeline(statements)
         let pending = try results[1].map { try JSONColumn.decode(PendingOp.self, $0.decode(0, as: String.self)) }
         let device = DeviceState(deviceId: deviceId, highWater: try results[0][0].decode(0, as: Int64.self), pending: pending)
-        return (device, try results.count > 3 ? results[3].map(OpLogRow.decode) : [], try results[2][0].decode(0, as: Int64.self))
+        let stored = try results.count > 3 ? results[3].map(OpLogRow.decode) : []
+        read.noteOps(pending.map { (deviceId, $0.op.opId) } + stored.map { ($0.deviceId, $0.opId) })
+        return (device, stored, try results[2][0].decode(0, as: Int64.self))
     }
 
     func lockRecords(_ keys: [RecordKey]) throws -> [StoredRecord] {
@@ -66,7 +70,9 @@ final class PostgresSyncTransaction: SyncTransaction {
             FOR UPDATE
             """,
         ])
-        return try results[1].map(RecordRow.decode)
+        let records = try results[1].map(RecordRow.decode)
+        read.noteRecords(records)
+        return records
     }
 
     func records(belowSchemaVersion version: Int, in collections: [String], limit: Int) throws -> [RecordKey] {
@@ -113,15 +119,15 @@ final class PostgresSyncTransaction: SyncTransaction {
     }
 
     func prepare(_ draft: WriteSet) {
-        prepared = PreparedWrites(draft)
+        prepared = PreparedWrites(draft, read: read)
     }
 
     func write(_ writes: WriteSet) throws {
         // No round trip of their own: the statements go out with the commit (or the caller's next
         // statement).
-        let prepared = self.prepared ?? PreparedWrites(writes)
+        let prepared = self.prepared ?? PreparedWrites(writes, read: read)
         self.prepared = nil
-        let statements = try prepared.statements(for: writes)
+        let statements = try prepared.statements(for: writes, read: read)
         try connection.enqueue(statements.queries)
         if statements.wroteEvents && !wroteEvents {
             EventOutbox.notifyAfterCommit(on: connection)

@@ -8,14 +8,24 @@ import SyncProtocol
 /// op bodies, payloads, keys, event audiences and the field metadata around each number. Once
 /// the numbers are reserved only the numbered parts are encoded; rows that do not match the
 /// draft are encoded in full.
+///
+/// Rows the transaction read are updated and the others inserted, each kind with one statement:
+/// an `INSERT … ON CONFLICT DO UPDATE` would probe every row's key before inserting it, and lock
+/// again and compute the generated `change_json` twice for every row it updates.
 struct PreparedWrites {
-    let opLog: OpLogRow.FixedColumns
-    let records: RecordRow.FixedColumns
+    let newOps: OpLogRow.FixedColumns
+    let loggedOps: OpLogRow.FixedColumns
+    let newRecords: RecordRow.FixedColumns
+    let storedRecords: RecordRow.FixedColumns
     let events: EventOutbox.Headers
 
-    init(_ draft: WriteSet) {
-        opLog = OpLogRow.FixedColumns(draft.opLog)
-        records = RecordRow.FixedColumns(draft.records)
+    init(_ draft: WriteSet, read: ReadRows) {
+        let ops = read.split(draft.opLog)
+        newOps = OpLogRow.FixedColumns(ops.new)
+        loggedOps = OpLogRow.FixedColumns(ops.stored)
+        let records = read.split(draft.records)
+        newRecords = RecordRow.FixedColumns(records.new)
+        storedRecords = RecordRow.FixedColumns(records.stored)
         events = Self.eventHeaders(draft)
     }
 
@@ -27,10 +37,14 @@ struct PreparedWrites {
 
     /// The statements writing `writes` (the drafted rows renumbered), and whether they insert
     /// outbox rows (the caller tells the feeds after commit, ``EventOutbox/notifyAfterCommit(on:)``).
-    func statements(for writes: WriteSet) throws -> (queries: [PostgresQuery], wroteEvents: Bool) {
+    func statements(for writes: WriteSet, read: ReadRows) throws -> (queries: [PostgresQuery], wroteEvents: Bool) {
+        let ops = read.split(writes.opLog)
+        let records = read.split(writes.records)
         var statements = try [
-            OpLogRow.upsert(writes.opLog, fixed: opLog), RecordRow.upsert(writes.records, fixed: records),
-            ScopeExitRow.record(writes.changes), ConflictRow.insert(writes.openedConflicts), ConflictRow.update(writes.resolvedConflicts),
+            OpLogRow.write(ops.new, fixed: newOps, stored: false), OpLogRow.write(ops.stored, fixed: loggedOps, stored: true),
+            RecordRow.write(records.new, fixed: newRecords, stored: false),
+            RecordRow.write(records.stored, fixed: storedRecords, stored: true), ScopeExitRow.record(writes.changes),
+            ConflictRow.insert(writes.openedConflicts), ConflictRow.update(writes.resolvedConflicts),
         ].compactMap { $0 }
         let data = writes.events.map(\.data) + (writes.visit.map { [$0.syncedEvent(.push).data] } ?? [])
         // A count that differs from the draft's: only the headers are encoded again, not the rows.

@@ -36,26 +36,38 @@ enum OpLogRow {
         }
     }
 
-    /// The upsert of `entries`, with `fixed` when it was encoded from these rows; nil when there are none.
-    static func upsert(_ entries: [OpLogEntry], fixed: FixedColumns?) throws -> PostgresQuery? {
+    /// The writes of `entries`, with `fixed` when it was encoded from these rows; none when there
+    /// are no entries. `stored` says whether the rows exist (read under the device's lock, so
+    /// nothing else writes them): inserted when not, updated when they do.
+    static func write(_ entries: [OpLogEntry], fixed: FixedColumns?, stored: Bool) throws -> PostgresQuery? {
         guard !entries.isEmpty else { return nil }
         let fixed = fixed.flatMap { $0.opIds == entries.map(\.opId) ? $0 : nil } ?? FixedColumns(entries)
         let numbered = [
             entries.map { JSONColumn.encode($0.result) }.postgresText, try entries.map { try $0.pending.map(JSONColumn.encode) }.postgresText,
             entries.map(\.result.serverSeq).postgresText,
         ]
-        return PostgresQuery(
-            """
-            INSERT INTO op_log (device_id, op_id, client_seq, entity_key, collection, record_id, author_id, status, code,
-                                fingerprint, body, result, pending, server_seq)
-            SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                                 $9::text[], $10::text[], $11::jsonb[], $12::jsonb[], $13::jsonb[], $14::bigint[])
-            ON CONFLICT (device_id, op_id) DO UPDATE SET
-                status = excluded.status, code = excluded.code, result = excluded.result, pending = excluded.pending,
-                body = coalesce(excluded.body, op_log.body),
-                server_seq = excluded.server_seq, decided_at = now()
-            """, binds: fixed.binds + numbered)
+        return PostgresQuery(stored ? update : insert, binds: fixed.binds + numbered)
     }
+
+    private static let rows = """
+        unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+               $9::text[], $10::text[], $11::jsonb[], $12::jsonb[], $13::jsonb[], $14::bigint[])
+        """
+
+    private static let insert = """
+        INSERT INTO op_log (device_id, op_id, client_seq, entity_key, collection, record_id, author_id, status, code,
+                            fingerprint, body, result, pending, server_seq)
+        SELECT * FROM \(rows)
+        """
+
+    private static let update = """
+        UPDATE op_log SET
+            status = t.status, code = t.code, result = t.result, pending = t.pending, body = coalesce(t.body, op_log.body),
+            server_seq = t.server_seq, decided_at = now()
+        FROM \(rows) AS t(device_id, op_id, client_seq, entity_key, collection, record_id, author_id, status, code,
+                          fingerprint, body, result, pending, server_seq)
+        WHERE op_log.device_id = t.device_id AND op_log.op_id = t.op_id
+        """
 }
 
 /// `records` rows; `xid` (the writing transaction, docs/decisions/0004) is the column's default.
@@ -99,23 +111,36 @@ enum RecordRow {
         }
     }
 
-    /// The upsert of `records`, with `fixed` when it was encoded from these rows; nil when there are none.
-    static func upsert(_ records: [StoredRecord], fixed: FixedColumns?) -> PostgresQuery? {
+    /// The write of `records`, with `fixed` when it was encoded from these rows; nil when there
+    /// are none. `stored` says whether the rows exist (read and locked by the transaction; absent
+    /// ones are covered by its advisory locks): inserted when not, updated when they do.
+    static func write(_ records: [StoredRecord], fixed: FixedColumns?, stored: Bool) -> PostgresQuery? {
         guard !records.isEmpty else { return nil }
         let (columns, fieldMeta) = filled(fixed, with: records)
         let numbered = [fieldMeta, records.map(\.serverSeq).postgresText, records.map(\.tombstoneSeq).postgresText]
-        return PostgresQuery(
-            """
-            INSERT INTO records (collection, record_id, payload, user_scope, team_scope, conflict_id, schema_version,
-                                 field_meta, server_seq, deleted_seq)
-            SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::text[], $7::int[],
-                                 $8::text[], $9::bigint[], $10::bigint[])
-            ON CONFLICT (collection, record_id) DO UPDATE SET
-                payload = excluded.payload, field_meta = excluded.field_meta, server_seq = excluded.server_seq, xid = excluded.xid,
-                user_scope = excluded.user_scope, team_scope = excluded.team_scope, deleted_seq = excluded.deleted_seq,
-                conflict_id = excluded.conflict_id, schema_version = excluded.schema_version, updated_at = now()
-            """, binds: columns.binds + numbered)
+        return PostgresQuery(stored ? update : insert, binds: columns.binds + numbered)
     }
+
+    private static let rows = """
+        unnest($1::text[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::text[], $7::int[],
+               $8::text[], $9::bigint[], $10::bigint[])
+        """
+
+    private static let insert = """
+        INSERT INTO records (collection, record_id, payload, user_scope, team_scope, conflict_id, schema_version,
+                             field_meta, server_seq, deleted_seq)
+        SELECT * FROM \(rows)
+        """
+
+    private static let update = """
+        UPDATE records SET
+            payload = t.payload, field_meta = t.field_meta, server_seq = t.server_seq, xid = DEFAULT,
+            user_scope = t.user_scope, team_scope = t.team_scope, deleted_seq = t.deleted_seq,
+            conflict_id = t.conflict_id, schema_version = t.schema_version, updated_at = now()
+        FROM \(rows) AS t(collection, record_id, payload, user_scope, team_scope, conflict_id, schema_version,
+                          field_meta, server_seq, deleted_seq)
+        WHERE records.collection = t.collection AND records.record_id = t.record_id
+        """
 }
 
 extension RecordRow {
