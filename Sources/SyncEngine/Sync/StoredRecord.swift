@@ -29,7 +29,7 @@ public struct RecordKey: Hashable, Comparable, Codable, Sendable, CustomStringCo
     public var description: String { "\(collection)/\(recordId)" }
 }
 
-/// A record as the server keeps it: the row Storage loads and upserts.
+/// A record as the server keeps it: the row Storage loads and writes.
 ///
 /// A tombstoned record keeps its last payload so its scope keys stay known; pulls send it as a
 /// `delete`. `conflictId` flags an open conflict entry (pulls show `conflict: {id, state}`).

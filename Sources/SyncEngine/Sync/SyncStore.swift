@@ -71,6 +71,10 @@ public protocol SyncTransaction {
     func prepare(_ draft: WriteSet)
 
     /// Writes everything at once (one multi-row statement per list of the ``WriteSet``).
+    ///
+    /// Every op log row and record that exists already was read earlier in the transaction
+    /// (``lockDevice(_:readingOps:)``, ``lockRecords(_:)``): a store may insert the others
+    /// without looking, and fails the transaction when one exists after all.
     func write(_ writes: WriteSet) throws
 }
 
