@@ -88,8 +88,7 @@ struct BenchSyncCommand: Command {
         let latencies = Mutex(Latencies())
         let failures = Mutex<[String]>([])
         let clientCPU = Mutex(0.0)
-        let cluster = bench?.application.core.database
-        let logBefore = try cluster.map(WALVolume.read)
+        let logBefore = try bench.map { try WALVolume.read($0.application.core.database) }
         let before = bench.map { CPUClock.sample(databaseDirectory: $0.databaseDirectory) }
         let seconds =
             measureMilliseconds {
@@ -107,7 +106,7 @@ struct BenchSyncCommand: Command {
         if let failure = failures.withLock({ $0.first }) { throw CommandError("push failed: \(failure)") }
         let ops = pushers.count * batches * 50
         let cpuUsed = bench.map { CPUClock.sample(databaseDirectory: $0.databaseDirectory) }
-        let logWritten = try cluster.map(WALVolume.read).flatMap { after in logBefore.map { after - $0 } }
+        let logAfter = try bench.map { try WALVolume.read($0.application.core.database) }
         let summary = latencies.withLock { $0 }.summary
         if let label {
             print("\(label): \(pushers.count) devices: \(String(format: "%.0f", Double(ops) / seconds)) ops/s, batch time \(summary)")
@@ -128,7 +127,8 @@ struct BenchSyncCommand: Command {
                     format: "push CPU per 1,000 ops: server %.3f s + PostgreSQL %.3f s = %.3f s (the benchmark's client threads left out)",
                     server, database, server + database))
         }
-        if let logWritten {
+        if let logAfter, let logBefore {
+            let logWritten = logAfter - logBefore
             print(
                 String(
                     format: "push write-ahead log per op: %.1f records, %.0f bytes (%.1f full-page images per 1,000 ops)",

@@ -127,7 +127,7 @@ final class PostgresSyncTransaction: SyncTransaction {
         // statement).
         let prepared = self.prepared ?? PreparedWrites(writes, read: read)
         self.prepared = nil
-        let statements = try prepared.statements(for: writes, read: read)
+        let statements = try prepared.statements(for: writes)
         try connection.enqueue(statements.queries)
         if statements.wroteEvents && !wroteEvents {
             EventOutbox.notifyAfterCommit(on: connection)

@@ -18,8 +18,11 @@ struct PreparedWrites {
     let newRecords: RecordRow.FixedColumns
     let storedRecords: RecordRow.FixedColumns
     let events: EventOutbox.Headers
+    /// What the transaction had read when the draft came; nothing is read after that.
+    private let read: ReadRows
 
     init(_ draft: WriteSet, read: ReadRows) {
+        self.read = read
         let ops = read.split(draft.opLog)
         newOps = OpLogRow.FixedColumns(ops.new)
         loggedOps = OpLogRow.FixedColumns(ops.stored)
@@ -37,7 +40,7 @@ struct PreparedWrites {
 
     /// The statements writing `writes` (the drafted rows renumbered), and whether they insert
     /// outbox rows (the caller tells the feeds after commit, ``EventOutbox/notifyAfterCommit(on:)``).
-    func statements(for writes: WriteSet, read: ReadRows) throws -> (queries: [PostgresQuery], wroteEvents: Bool) {
+    func statements(for writes: WriteSet) throws -> (queries: [PostgresQuery], wroteEvents: Bool) {
         let ops = read.split(writes.opLog)
         let records = read.split(writes.records)
         var statements = try [

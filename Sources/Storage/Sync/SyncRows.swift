@@ -36,8 +36,8 @@ enum OpLogRow {
         }
     }
 
-    /// The writes of `entries`, with `fixed` when it was encoded from these rows; none when there
-    /// are no entries. `stored` says whether the rows exist (read under the device's lock, so
+    /// The write of `entries`, with `fixed` when it was encoded from these rows; nil when there
+    /// are none. `stored` says whether the rows exist (read under the device's lock, so
     /// nothing else writes them): inserted when not, updated when they do.
     static func write(_ entries: [OpLogEntry], fixed: FixedColumns?, stored: Bool) throws -> PostgresQuery? {
         guard !entries.isEmpty else { return nil }
